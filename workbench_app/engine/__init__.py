@@ -1,0 +1,72 @@
+"""The workbench's federated SQL engine and its permission layer.
+
+Public API (everything else in this package is internal)::
+
+    from workbench_app.engine import (
+        WorkbenchEngine, EngineSettings, CatalogSource, QueryResult,
+        UserContext, GroupPermissions, TableRule, ColumnMask,
+        EngineError, format_sql, variable_names, native_sql_allowed,
+    )
+
+    engine = WorkbenchEngine(EngineSettings(default_catalog="warehouse", default_schema="analytics",
+                                            mask_salt=secret))
+    engine.attach_catalog(CatalogSource("warehouse", "postgres", dsn))
+    user = UserContext("u1", groups=(GroupPermissions("analysts", frozenset({"warehouse"})),),
+                       attributes={"region": "EU"})
+    result = engine.run("SELECT count(*) FROM events WHERE day >= {{since}}", user,
+                        variables={"since": "2026-01-01"}, variable_types={"since": "date"})
+
+Every statement, from any entry point (SQL editor, saved questions, builder,
+dashboards, API, tool server, assistant), must go through
+:meth:`WorkbenchEngine.run`: it binds variables, applies the user's
+permissions (see ``PERMISSIONS.md``) and only then executes. Refusals and
+failures raise :class:`EngineError` with a stable ``code``.
+"""
+
+from workbench_app.engine.autocomplete import Completion
+from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
+from workbench_app.engine.dialect import DIALECT, format_sql
+from workbench_app.engine.duckdb_engine import CatalogSource, EngineSettings, QueryResult, WorkbenchEngine
+from workbench_app.engine.errors import ERROR_CODES, EngineError
+from workbench_app.engine.permissions import (
+    ColumnMask,
+    GroupPermissions,
+    TableRule,
+    UserContext,
+    VisibleColumn,
+    native_sql_allowed,
+    rule_problems,
+    visible_schema,
+)
+from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
+from workbench_app.engine.variables import VARIABLE_TYPES, bind_variables, variable_names
+
+__all__ = [
+    "DIALECT",
+    "ERROR_CODES",
+    "VARIABLE_TYPES",
+    "CatalogSource",
+    "ColumnInfo",
+    "ColumnMask",
+    "Completion",
+    "EngineError",
+    "EngineSettings",
+    "GroupPermissions",
+    "QueryResult",
+    "RewriteOptions",
+    "RewrittenStatement",
+    "SchemaCatalog",
+    "TableInfo",
+    "TableName",
+    "TableRule",
+    "UserContext",
+    "VisibleColumn",
+    "WorkbenchEngine",
+    "bind_variables",
+    "format_sql",
+    "native_sql_allowed",
+    "rewrite_statement",
+    "rule_problems",
+    "variable_names",
+    "visible_schema",
+]

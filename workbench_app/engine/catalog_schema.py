@@ -1,0 +1,130 @@
+"""What the engine has attached: catalogs, schemas, tables and their columns.
+
+The permission rewrite needs the real column list of every table (to expand
+``SELECT *`` without hidden columns) and autocomplete needs names. Both read
+this snapshot, which the engine refreshes whenever a catalog is attached or
+detached; it is never read from DuckDB on the user's behalf.
+
+DuckDB compares identifiers case-insensitively, quoted or not, so lookups here
+are case-insensitive too while the original spelling is kept for generated SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+
+@dataclass(frozen=True, order=True)
+class TableName:
+    """A fully qualified table name, in its original spelling."""
+
+    catalog: str
+    schema: str
+    name: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Case-insensitive identity used for every comparison."""
+        return (self.catalog.lower(), self.schema.lower(), self.name.lower())
+
+    def __str__(self) -> str:
+        return f"{self.catalog}.{self.schema}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    name: str
+    data_type: str
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    table: TableName
+    columns: tuple[ColumnInfo, ...]
+    comment: str | None = None
+
+    def column(self, name: str) -> ColumnInfo | None:
+        lowered = name.lower()
+        for column in self.columns:
+            if column.name.lower() == lowered:
+                return column
+        return None
+
+
+@dataclass
+class SchemaCatalog:
+    """An immutable-by-convention snapshot of attached tables, keyed case-insensitively."""
+
+    tables: dict[tuple[str, str, str], TableInfo] = field(default_factory=dict)
+    #: The schema an unqualified ``catalog.table`` reference means, per catalog.
+    default_schemas: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_tables(
+        cls, tables: Iterable[TableInfo], default_schemas: dict[str, str] | None = None
+    ) -> "SchemaCatalog":
+        """Build a snapshot; default schema per catalog is given or guessed (main/public/only one)."""
+        snapshot = cls()
+        for info in tables:
+            snapshot.tables[info.table.key] = info
+        schemas_by_catalog: dict[str, set[str]] = {}
+        for catalog, schema, _ in snapshot.tables:
+            schemas_by_catalog.setdefault(catalog, set()).add(schema)
+        for catalog, schemas in schemas_by_catalog.items():
+            given = (default_schemas or {}).get(catalog)
+            snapshot.default_schemas[catalog] = (
+                given.lower() if given else _guess_default_schema(schemas)
+            )
+        for catalog, schema in (default_schemas or {}).items():
+            snapshot.default_schemas.setdefault(catalog.lower(), schema.lower())
+        return snapshot
+
+    def get(self, table: TableName) -> TableInfo | None:
+        return self.tables.get(table.key)
+
+    def __iter__(self) -> Iterator[TableInfo]:
+        return iter(self.tables.values())
+
+    def catalogs(self) -> list[str]:
+        return sorted({info.table.catalog for info in self.tables.values()}, key=str.lower)
+
+
+def _guess_default_schema(schemas: set[str]) -> str:
+    if len(schemas) == 1:
+        return next(iter(schemas))
+    for candidate in ("main", "public"):
+        if candidate in schemas:
+            return candidate
+    return sorted(schemas)[0]
+
+
+def candidate_names(
+    parts: list[str],
+    schema: SchemaCatalog,
+    default_catalog: str | None,
+    default_schema: str | None,
+) -> list[TableName]:
+    """Fully qualified names a written table reference may mean, most specific first.
+
+    ``table`` means the default catalog and schema; ``first.table`` means schema
+    ``first`` of the default catalog, else the default schema of catalog
+    ``first``; three parts are taken as written.
+    """
+    if len(parts) == 3:
+        return [TableName(*parts)]
+    if len(parts) == 2:
+        first, table_name = parts
+        found = []
+        if default_catalog:
+            found.append(TableName(default_catalog, first, table_name))
+        catalog_default = schema.default_schemas.get(first.lower())
+        if catalog_default:
+            found.append(TableName(first, catalog_default, table_name))
+        return found
+    if len(parts) == 1 and default_catalog:
+        schema_name = default_schema or schema.default_schemas.get(default_catalog.lower())
+        if schema_name:
+            return [TableName(default_catalog, schema_name, parts[0])]
+    return []

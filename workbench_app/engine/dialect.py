@@ -1,0 +1,79 @@
+"""The one SQL dialect of the workbench: DuckDB's, spoken through sqlglot.
+
+Everything that reads or writes SQL text (the editor's formatter, the permission
+rewrite, autocomplete) goes through these functions so that there is exactly one
+parser and one generator configuration.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, SYNTAX_ERROR, EngineError
+
+DIALECT = "duckdb"
+
+
+def parse_statements(sql: str) -> list[exp.Expression]:
+    """Parse SQL text into sqlglot trees; raise ``syntax_error`` if it does not parse."""
+    try:
+        trees = sqlglot.parse(sql, read=DIALECT)
+    except (ParseError, TokenError) as error:
+        raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
+    return [tree for tree in trees if tree is not None]
+
+
+def parse_single_statement(sql: str) -> exp.Expression:
+    """Parse exactly one statement; several statements (``a; b``) are refused."""
+    trees = parse_statements(sql)
+    if not trees:
+        raise EngineError(SYNTAX_ERROR, "The query is empty.")
+    if len(trees) > 1:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "Only one statement can be run at a time.")
+    return trees[0]
+
+
+def parse_expression(sql: str) -> exp.Expression:
+    """Parse a single SQL expression (a row filter, a mask), not a statement."""
+    try:
+        return sqlglot.parse_one(sql, read=DIALECT, into=exp.Condition)
+    except (ParseError, TokenError) as error:
+        raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
+
+
+def render(tree: exp.Expression, pretty: bool = False) -> str:
+    """Generate DuckDB SQL from a tree.
+
+    Comments are dropped on purpose: the text we send to DuckDB must mean
+    exactly what the tree means, and a comment re-emitted as ``/* ... */``
+    is a place where the two could disagree.
+    """
+    return tree.sql(dialect=DIALECT, pretty=pretty, comments=False)
+
+
+def format_sql(sql: str) -> str:
+    """Pretty-print SQL for the editor (keeps comments, keeps ``{{variables}}``).
+
+    Variables and optional clauses are not SQL, so they are protected before
+    formatting and put back afterwards.
+    """
+    from workbench_app.engine.variables import protect_template, restore_template
+
+    protected, tokens = protect_template(sql)
+    trees = parse_statements(protected)
+    formatted = ";\n\n".join(tree.sql(dialect=DIALECT, pretty=True) for tree in trees)
+    return restore_template(formatted, tokens)
+
+
+def _syntax_message(error: Exception) -> str:
+    errors = getattr(error, "errors", None)
+    if errors:
+        first = errors[0]
+        description = first.get("description") or "Invalid SQL"
+        line, col = first.get("line"), first.get("col")
+        if line is not None:
+            return f"Syntax error: {description} (line {line}, column {col})."
+        return f"Syntax error: {description}."
+    return "Syntax error: the query could not be parsed."

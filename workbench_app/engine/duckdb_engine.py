@@ -1,0 +1,395 @@
+"""The federated engine: one DuckDB database per worker, sources attached read-only.
+
+Usage::
+
+    engine = WorkbenchEngine(EngineSettings(default_catalog="warehouse", default_schema="analytics"))
+    engine.attach_catalog(CatalogSource("warehouse", "postgres", "host=... dbname=... user=analytics_reader"))
+    result = engine.run("SELECT count(*) FROM events", user)
+
+How a database is built (a *generation*): scanners are loaded from their
+wheels, memory and thread limits set, every source attached READ_ONLY, the
+table snapshot read, and only then ``enable_external_access=false`` and
+``lock_configuration=true``. From that point DuckDB refuses file access and
+setting changes — but not everything (DESIGN.md: ``ATTACH`` of a SQLite file,
+``query()``, ``sqlite_scan``, ``postgres_query`` still run), which is why every
+statement first goes through the permission rewrite and its two walls.
+
+A locked database cannot attach a new DuckDB file or server any more, so
+attaching or detaching a catalog at run time builds a new generation and swaps
+it in; statements already running finish on the old one, which is closed when
+the last of them ends. No worker restart is needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import duckdb
+
+from workbench_app.engine.autocomplete import Completion, complete
+from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
+from workbench_app.engine.errors import (
+    CATALOG_ERROR,
+    COLUMN_NOT_FOUND,
+    FUNCTION_NOT_ALLOWED,
+    MEMORY_LIMIT_EXCEEDED,
+    QUERY_FAILED,
+    QUERY_TIMEOUT,
+    TABLE_NOT_FOUND,
+    EngineError,
+)
+from workbench_app.engine.offline_extensions import EXTENSION_FOR_SOURCE_KIND, load_extension
+from workbench_app.engine.permissions import UserContext, VisibleColumn, native_sql_allowed, visible_schema
+from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
+from workbench_app.engine.variables import bind_variables
+
+log = logging.getLogger(__name__)
+
+SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql")
+_CATALOG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
+# Names DuckDB uses for itself; a source may not take them.
+_RESERVED_CATALOGS = frozenset({"memory", "system", "temp", "main"})
+# Schemas of a source that describe the server rather than hold data.
+_SYSTEM_SCHEMAS = {
+    "postgres": {"information_schema", "pg_catalog", "pg_toast"},
+    "mysql": {"information_schema", "mysql", "performance_schema", "sys"},
+    "duckdb": {"information_schema", "pg_catalog"},
+    "sqlite": {"information_schema", "pg_catalog"},
+}
+
+
+@dataclass(frozen=True)
+class CatalogSource:
+    """A source attached as a catalog.
+
+    ``target`` is a file path (``duckdb``, ``sqlite``) or a connection string
+    (``postgres``: libpq key=value or URI; ``mysql``: ``host=... user=... database=...``).
+    It may hold a password: it is never logged nor put in an error message.
+    """
+
+    name: str
+    kind: str
+    target: str = field(repr=False)
+    default_schema: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _CATALOG_NAME.match(self.name) or self.name.lower() in _RESERVED_CATALOGS:
+            raise ValueError(f"invalid catalog name {self.name!r}")
+        if self.kind not in SOURCE_KINDS:
+            raise ValueError(f"unknown source kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Limits and defaults of one engine (one per worker)."""
+
+    timeout_seconds: float = 30.0
+    row_limit: int = 10_000
+    memory_limit: str = "1GB"
+    threads: int | None = None
+    default_catalog: str | None = None
+    default_schema: str | None = None
+    #: Key for ``hash`` masks; set it from the workbench secret.
+    mask_salt: str = ""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Rows of one statement; ``truncated`` when the row limit cut the result."""
+
+    columns: list[str]
+    column_types: list[str]
+    rows: list[tuple]
+    truncated: bool
+    elapsed_seconds: float
+    rewrite_seconds: float
+    tables: tuple[TableName, ...]
+
+
+class _Generation:
+    """One locked DuckDB database with a fixed set of catalogs."""
+
+    def __init__(self, settings: EngineSettings, sources: Sequence[CatalogSource]):
+        self.sources = tuple(sources)
+        self.connection = duckdb.connect(
+            ":memory:",
+            config={
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                "allow_community_extensions": False,
+            },
+        )
+        self.running = 0
+        self.retired = False
+        try:
+            self._configure(settings)
+            self.schema = self._read_schema()
+            # Last: after these two, DuckDB refuses file access and setting changes.
+            self.connection.execute("SET enable_external_access = false")
+            self.connection.execute("SET lock_configuration = true")
+        except Exception:
+            self.connection.close()
+            raise
+
+    def _configure(self, settings: EngineSettings) -> None:
+        con = self.connection
+        con.execute(f"SET memory_limit = '{_sql_string(settings.memory_limit)}'")
+        if settings.threads:
+            con.execute(f"SET threads = {int(settings.threads)}")
+        for extension in sorted({EXTENSION_FOR_SOURCE_KIND[s.kind] for s in self.sources if s.kind in EXTENSION_FOR_SOURCE_KIND}):
+            load_extension(con, extension)
+        for source in self.sources:
+            _attach(con, source)
+
+    def _read_schema(self) -> SchemaCatalog:
+        names = {source.name.lower(): source for source in self.sources}
+        if not names:
+            return SchemaCatalog()
+        rows = self.connection.execute(
+            """
+            SELECT c.database_name, c.schema_name, c.table_name, c.column_name, c.data_type, c.comment,
+                   coalesce(t.comment, v.comment)
+            FROM duckdb_columns() c
+            LEFT JOIN duckdb_tables() t USING (database_name, schema_name, table_name)
+            LEFT JOIN duckdb_views() v
+              ON v.database_name = c.database_name AND v.schema_name = c.schema_name AND v.view_name = c.table_name
+            ORDER BY c.database_name, c.schema_name, c.table_name, c.column_index
+            """
+        ).fetchall()
+        tables: dict[tuple[str, str, str], tuple[TableName, list[ColumnInfo], str | None]] = {}
+        for database, schema, table, column, data_type, column_comment, table_comment in rows:
+            source = names.get(str(database).lower())
+            if source is None or str(schema).lower() in _SYSTEM_SCHEMAS[source.kind]:
+                continue
+            entry = tables.setdefault(
+                (database, schema, table), (TableName(source.name, schema, table), [], table_comment)
+            )
+            entry[1].append(ColumnInfo(column, str(data_type), column_comment))
+        return SchemaCatalog.from_tables(
+            (TableInfo(name, tuple(columns), comment) for name, columns, comment in tables.values()),
+            {s.name.lower(): s.default_schema for s in self.sources if s.default_schema},
+        )
+
+
+def _sql_string(value: str) -> str:
+    return value.replace("'", "''")
+
+
+def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:
+    options = {"duckdb": "READ_ONLY", "sqlite": "TYPE sqlite, READ_ONLY"}.get(
+        source.kind, f"TYPE {source.kind}, READ_ONLY"
+    )
+    try:
+        connection.execute(f"ATTACH '{_sql_string(source.target)}' AS \"{source.name}\" ({options})")
+    except duckdb.Error as error:
+        # The driver's message can echo the connection string: keep only its kind.
+        log.warning("attaching catalog %s (%s) failed: %s", source.name, source.kind, type(error).__name__)
+        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}).") from None
+
+
+class WorkbenchEngine:
+    """A worker's engine: attach sources, and run users' statements under their permissions."""
+
+    def __init__(self, settings: EngineSettings | None = None, sources: Sequence[CatalogSource] = ()):
+        self.settings = settings or EngineSettings()
+        self._lock = threading.Lock()
+        self._generation = _Generation(self.settings, sources)
+
+    # --- catalogs -----------------------------------------------------------------------
+
+    @property
+    def schema(self) -> SchemaCatalog:
+        """The tables and columns of every attached catalog (not filtered by user)."""
+        return self._generation.schema
+
+    def catalogs(self) -> list[str]:
+        """Names of the attached catalogs."""
+        return [source.name for source in self._generation.sources]
+
+    def attach_catalog(self, source: CatalogSource) -> None:
+        """Attach (or re-attach with new settings) a source as a read-only catalog, without restart."""
+        sources = [s for s in self._generation.sources if s.name.lower() != source.name.lower()]
+        self._swap(sources + [source])
+
+    def detach_catalog(self, name: str) -> None:
+        """Remove a catalog; statements already running on it finish first."""
+        sources = [s for s in self._generation.sources if s.name.lower() != name.lower()]
+        if len(sources) == len(self._generation.sources):
+            raise EngineError(CATALOG_ERROR, f"Catalog {name!r} is not attached.")
+        self._swap(sources)
+
+    def refresh_schema(self) -> None:
+        """Re-read the sources' tables (after the warehouse gained a view, for instance)."""
+        self._swap(list(self._generation.sources))
+
+    def _swap(self, sources: list[CatalogSource]) -> None:
+        fresh = _Generation(self.settings, sources)
+        with self._lock:
+            old, self._generation = self._generation, fresh
+            old.retired = True
+            close_now = old.running == 0
+        if close_now:
+            old.connection.close()
+
+    # --- statements ---------------------------------------------------------------------
+
+    def _options(self) -> RewriteOptions:
+        return RewriteOptions(
+            default_catalog=self.settings.default_catalog,
+            default_schema=self.settings.default_schema,
+            mask_salt=self.settings.mask_salt,
+        )
+
+    def rewrite(
+        self,
+        sql: str,
+        user: UserContext,
+        variables: Mapping[str, Any] | None = None,
+        variable_types: Mapping[str, str] | None = None,
+        row_limit: int | None = None,
+    ) -> RewrittenStatement:
+        """Bind variables and apply the user's permissions; returns the SQL that would run.
+
+        The rewritten SQL contains row filters and masks: log it for
+        administrators if needed, never show it to the user.
+        """
+        bound = bind_variables(sql, variable_types, variables)
+        return rewrite_statement(
+            bound.sql, user, self.schema, self._options(), parameters=bound.parameters, row_limit=row_limit
+        )
+
+    def run(
+        self,
+        sql: str,
+        user: UserContext,
+        variables: Mapping[str, Any] | None = None,
+        variable_types: Mapping[str, str] | None = None,
+        row_limit: int | None = None,
+        timeout_seconds: float | None = None,
+    ) -> QueryResult:
+        """Run one read statement as ``user``; raise :class:`EngineError` when refused or failed.
+
+        ``variables``/``variable_types`` fill ``{{name}}`` placeholders (see
+        :mod:`variables`). ``row_limit`` and ``timeout_seconds`` default to the
+        engine settings and may only lower them.
+        """
+        limit = self.settings.row_limit if row_limit is None else min(row_limit, self.settings.row_limit)
+        timeout = (
+            self.settings.timeout_seconds
+            if timeout_seconds is None
+            else min(timeout_seconds, self.settings.timeout_seconds)
+        )
+        with self._lock:
+            generation = self._generation
+            generation.running += 1
+        try:
+            bound = bind_variables(sql, variable_types, variables)
+            statement = rewrite_statement(
+                bound.sql,
+                user,
+                generation.schema,
+                self._options(),
+                parameters=bound.parameters,
+                row_limit=limit + 1,
+            )
+            return self._execute(generation, statement, limit, timeout)
+        finally:
+            with self._lock:
+                generation.running -= 1
+                close_now = generation.retired and generation.running == 0
+            if close_now:
+                generation.connection.close()
+
+    def _execute(
+        self, generation: _Generation, statement: RewrittenStatement, limit: int, timeout: float
+    ) -> QueryResult:
+        cursor = generation.connection.cursor()
+        timed_out = threading.Event()
+
+        def interrupt() -> None:
+            timed_out.set()
+            cursor.interrupt()
+
+        timer = threading.Timer(timeout, interrupt)
+        started = time.perf_counter()
+        timer.start()
+        try:
+            cursor.execute(statement.sql, statement.parameters or None)
+            description = cursor.description or []
+            rows = cursor.fetchall()
+        except duckdb.Error as error:
+            raise _engine_error(error, timed_out.is_set()) from None
+        finally:
+            timer.cancel()
+            cursor.close()
+        elapsed = time.perf_counter() - started
+        return QueryResult(
+            columns=[column[0] for column in description],
+            column_types=[str(column[1]) for column in description],
+            rows=rows[:limit],
+            truncated=len(rows) > limit,
+            elapsed_seconds=elapsed,
+            rewrite_seconds=statement.rewrite_seconds,
+            tables=statement.tables,
+        )
+
+    # --- what the user may see ----------------------------------------------------------
+
+    def visible_tables(self, user: UserContext) -> list[tuple[TableInfo, list[VisibleColumn]]]:
+        """Tables the user may read with the columns that exist for them (for schema browsers)."""
+        return visible_schema(user, self.schema)
+
+    def complete(self, sql: str, cursor_position: int, user: UserContext) -> list[Completion]:
+        """Autocomplete suggestions at ``cursor_position`` in ``sql`` for ``user``."""
+        return complete(
+            sql,
+            cursor_position,
+            user,
+            self.schema,
+            default_catalog=self.settings.default_catalog,
+            default_schema=self.settings.default_schema,
+        )
+
+    def native_sql_allowed(self, user: UserContext, catalog: str) -> bool:
+        """Whether ``user`` may send native SQL to ``catalog`` (no restriction on it)."""
+        return catalog.lower() in {c.lower() for c in self.catalogs()} and native_sql_allowed(user, catalog)
+
+    def close(self) -> None:
+        """Close the DuckDB database (statements still running are interrupted)."""
+        with self._lock:
+            self._generation.retired = True
+            self._generation.connection.close()
+
+
+_COLUMN_PATTERNS = (
+    re.compile(r'Referenced column "([^"]+)" not found'),
+    re.compile(r'does not have a column named "([^"]+)"'),
+    re.compile(r'Values list "[^"]*" does not have a column named "([^"]+)"'),
+    re.compile(r'Column "([^"]+)" referenced that exists in the SELECT clause - but this column cannot be referenced before it is defined'),
+)
+
+
+def _engine_error(error: duckdb.Error, timed_out: bool) -> EngineError:
+    """Translate a DuckDB error into an EngineError without echoing the rewritten SQL."""
+    if isinstance(error, duckdb.InterruptException) or timed_out:
+        return EngineError(QUERY_TIMEOUT, "The query took too long and was stopped.")
+    if isinstance(error, duckdb.OutOfMemoryException):
+        return EngineError(MEMORY_LIMIT_EXCEEDED, "The query needed more memory than allowed.")
+    # DuckDB appends "LINE n: <sql>" with the rewritten text (row filters,
+    # masks): only the first line of the message may reach the user.
+    text = str(error).split("\n", 1)[0].strip()
+    for pattern in _COLUMN_PATTERNS:
+        match = pattern.search(str(error))
+        if match:
+            return EngineError(COLUMN_NOT_FOUND, f"Column {match.group(1)!r} not found.")
+    if isinstance(error, duckdb.CatalogException):
+        if "Function" in text or "function" in text:
+            return EngineError(FUNCTION_NOT_ALLOWED, "This function is not allowed.")
+        return EngineError(TABLE_NOT_FOUND, "Table not found.")
+    text = re.sub(r'"?wbp_[0-9a-f]+_\w+"?', "?", text)
+    return EngineError(QUERY_FAILED, text or "The query failed.")

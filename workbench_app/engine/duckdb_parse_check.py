@@ -1,0 +1,179 @@
+"""Second wall: DuckDB's own parser checks the exact text we are about to run.
+
+The permission rewrite works on sqlglot's tree, but DuckDB executes text. If
+sqlglot and DuckDB ever read the same text differently (a parser differential),
+the rewrite could be checking one statement while DuckDB runs another. So the
+final SQL is parsed once more by DuckDB itself (``json_serialize_sql``, which
+parses without binding or executing anything) on a private, empty in-memory
+database, and every relation and function in DuckDB's reading is compared with
+allow-lists:
+
+* exactly one statement, and a SELECT (``json_serialize_sql`` accepts nothing else);
+* every base table is one the rewrite emitted (fully qualified, permitted) or one
+  of the rewrite's own renamed CTEs;
+* table functions and scalar/aggregate/window functions are allow-listed;
+* relation types are the plain ones (no ``SHOW``/``DESCRIBE`` subqueries);
+* every ``$parameter`` is one we bind.
+
+Anything else raises :class:`EngineError` before the engine's connection sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import duckdb
+
+from workbench_app.engine.errors import (
+    FUNCTION_NOT_ALLOWED,
+    STATEMENT_NOT_ALLOWED,
+    SYNTAX_ERROR,
+    TABLE_NOT_FOUND,
+    VARIABLE_ERROR,
+    EngineError,
+)
+from workbench_app.engine.function_allowlist import is_allowed_function, is_allowed_table_function
+
+_ALLOWED_RELATION_TYPES = frozenset(
+    {"BASE_TABLE", "SUBQUERY", "JOIN", "TABLE_FUNCTION", "EXPRESSION_LIST", "EMPTY", "PIVOT"}
+)
+# Schemas a built-in function may be qualified with by DuckDB's parser itself.
+_BUILTIN_FUNCTION_SCHEMAS = frozenset({"", "main", "pg_catalog"})
+
+_local = threading.local()
+
+
+def _parser_connection() -> duckdb.DuckDBPyConnection:
+    # One private, empty database per thread: it never holds a catalog or a
+    # secret, so asking it to parse hostile text costs nothing.
+    connection = getattr(_local, "connection", None)
+    if connection is None:
+        connection = duckdb.connect(":memory:", config={"enable_external_access": False})
+        _local.connection = connection
+    return connection
+
+
+@dataclass
+class ParseFacts:
+    """Everything DuckDB's parser found in one SQL text."""
+
+    statement_count: int = 0
+    base_tables: list[tuple[str, str, str]] = field(default_factory=list)
+    table_functions: list[str] = field(default_factory=list)
+    functions: list[tuple[str, str, str]] = field(default_factory=list)  # (catalog, schema, name)
+    relation_types: list[str] = field(default_factory=list)
+    parameters: list[str] = field(default_factory=list)
+    has_at_clause: bool = False
+
+
+def parse_facts(sql: str) -> ParseFacts:
+    """Parse ``sql`` with DuckDB and list its relations, functions and parameters."""
+    raw = _parser_connection().execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0]
+    document = json.loads(raw)
+    if document.get("error"):
+        message = str(document.get("error_message", ""))
+        if "Only SELECT" in message:
+            raise EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.")
+        raise EngineError(SYNTAX_ERROR, "Syntax error: the query could not be parsed.")
+    facts = ParseFacts(statement_count=len(document.get("statements", [])))
+    for statement in document.get("statements", []):
+        _collect(statement, facts)
+    return facts
+
+
+def _collect(node: Any, facts: ParseFacts) -> None:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list):
+            stack.extend(current)
+            continue
+        if not isinstance(current, dict):
+            continue
+        if "class" in current:
+            # An expression.
+            if current.get("class") == "PARAMETER":
+                facts.parameters.append(str(current.get("identifier", "")))
+            if "function_name" in current:
+                facts.functions.append(
+                    (
+                        str(current.get("catalog") or ""),
+                        str(current.get("schema") or ""),
+                        str(current["function_name"]),
+                    )
+                )
+        elif "sample" in current and "type" in current and "query_location" in current:
+            # A relation (table reference).
+            kind = str(current["type"])
+            facts.relation_types.append(kind)
+            if kind == "BASE_TABLE":
+                facts.base_tables.append(
+                    (
+                        str(current.get("catalog_name") or ""),
+                        str(current.get("schema_name") or ""),
+                        str(current.get("table_name") or ""),
+                    )
+                )
+                if current.get("at_clause"):
+                    facts.has_at_clause = True
+            elif kind == "TABLE_FUNCTION":
+                function = current.get("function") or {}
+                facts.table_functions.append(str(function.get("function_name", "")))
+                # Its arguments are expressions; the function itself is not a scalar call.
+                stack.extend(function.get("children") or [])
+                stack.extend(v for k, v in current.items() if k != "function")
+                continue
+        stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
+
+
+def check_final_statement(
+    sql: str,
+    allowed_tables: Iterable[tuple[str, str, str]],
+    allowed_cte_names: Iterable[str],
+    allowed_parameters: Iterable[str],
+) -> None:
+    """Refuse ``sql`` unless DuckDB's reading of it only touches what we allowed."""
+    facts = parse_facts(sql)
+    if facts.statement_count != 1:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "Only one statement can be run at a time.")
+    tables = {tuple(part.lower() for part in table) for table in allowed_tables}
+    ctes = {name.lower() for name in allowed_cte_names}
+    for kind in facts.relation_types:
+        if kind not in _ALLOWED_RELATION_TYPES:
+            raise EngineError(STATEMENT_NOT_ALLOWED, "This kind of statement is not allowed.")
+    if facts.has_at_clause:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "Time travel (AT ...) is not allowed.")
+    for catalog, schema, name in facts.base_tables:
+        key = (catalog.lower(), schema.lower(), name.lower())
+        if key in tables:
+            continue
+        if not catalog and not schema and name.lower() in ctes:
+            continue
+        raise EngineError(TABLE_NOT_FOUND, "Table not found.")
+    for name in facts.table_functions:
+        if not is_allowed_table_function(name):
+            raise EngineError(FUNCTION_NOT_ALLOWED, f"Table function {name!r} is not allowed.")
+    for catalog, schema, name in facts.functions:
+        if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):
+            raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {name!r} is not allowed.")
+    parameters = set(allowed_parameters)
+    for name in facts.parameters:
+        if name not in parameters:
+            raise EngineError(VARIABLE_ERROR, "Unknown query parameter.")
+
+
+def check_expression_functions(expression_sql: str) -> None:
+    """Refuse an admin-written expression (row filter, mask) that calls a non-allowed function.
+
+    The expression must not contain relations either: rules read the row they
+    filter and nothing else.
+    """
+    facts = parse_facts(f"SELECT {expression_sql}")
+    if facts.statement_count != 1 or facts.relation_types != ["EMPTY"]:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "A rule expression may not read other tables.")
+    for catalog, schema, name in facts.functions:
+        if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):
+            raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {name!r} is not allowed.")

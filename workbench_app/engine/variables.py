@@ -1,0 +1,270 @@
+"""Query variables: ``{{name}}`` placeholders and optional clauses ``[[ ... ]]``.
+
+A saved question may contain ``{{name}}`` where a value goes, declared with a
+type (``text``, ``number`` or ``date``), and optional clauses such as
+``WHERE true [[AND country = {{country}}]]`` that are kept only when every
+variable inside them has a value.
+
+Values are never spliced into the SQL text: each ``{{name}}`` becomes a DuckDB
+named parameter (``$wbv_<nonce>_<name>``) and the value travels beside the
+statement. The nonce is random per call, so a user cannot write a parameter
+name of their own that happens to match one of ours.
+
+Placeholders inside string literals, quoted identifiers and comments are left
+alone: ``'{{x}}'`` is the literal text ``{{x}}``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import secrets
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Mapping
+
+from workbench_app.engine.errors import VARIABLE_ERROR, EngineError
+
+VARIABLE_TYPES = ("text", "number", "date")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}", re.S)
+
+
+@dataclass(frozen=True)
+class BoundTemplate:
+    """SQL with ``$parameter`` placeholders, and the values to bind to them."""
+
+    sql: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+# --- scanning -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Piece:
+    kind: str  # "sql" | "variable" | "open" | "close"
+    text: str
+
+
+def _scan(sql: str) -> list[_Piece]:
+    """Split template text into SQL, ``{{variable}}``, ``[[`` and ``]]`` pieces.
+
+    Quoted strings, quoted identifiers and comments are copied verbatim so that
+    template markers inside them are not interpreted.
+    """
+    pieces: list[_Piece] = []
+    buffer: list[str] = []
+    i, n = 0, len(sql)
+
+    def flush() -> None:
+        if buffer:
+            pieces.append(_Piece("sql", "".join(buffer)))
+            buffer.clear()
+
+    while i < n:
+        ch = sql[i]
+        two = sql[i : i + 2]
+        if ch in ("'", '"'):
+            end = _end_of_quoted(sql, i, ch)
+            buffer.append(sql[i:end])
+            i = end
+        elif two == "--":
+            end = sql.find("\n", i)
+            end = n if end == -1 else end
+            buffer.append(sql[i:end])
+            i = end
+        elif two == "/*":
+            end = sql.find("*/", i + 2)
+            end = n if end == -1 else end + 2
+            buffer.append(sql[i:end])
+            i = end
+        elif ch == "$" and _dollar_tag(sql, i) is not None:
+            tag = _dollar_tag(sql, i)
+            end = sql.find(tag, i + len(tag))
+            end = n if end == -1 else end + len(tag)
+            buffer.append(sql[i:end])
+            i = end
+        elif two == "{{":
+            end = sql.find("}}", i + 2)
+            if end == -1:
+                raise EngineError(VARIABLE_ERROR, "A variable is opened with {{ but never closed.")
+            flush()
+            pieces.append(_Piece("variable", sql[i + 2 : end].strip()))
+            i = end + 2
+        elif two == "[[":
+            flush()
+            pieces.append(_Piece("open", two))
+            i += 2
+        elif two == "]]":
+            flush()
+            pieces.append(_Piece("close", two))
+            i += 2
+        else:
+            buffer.append(ch)
+            i += 1
+    flush()
+    return pieces
+
+
+def _end_of_quoted(sql: str, start: int, quote: str) -> int:
+    # SQL doubles the quote character to escape it; there is no backslash escape.
+    i = start + 1
+    while i < len(sql):
+        if sql[i] == quote:
+            if sql[i + 1 : i + 2] == quote:
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return len(sql)
+
+
+def _dollar_tag(sql: str, start: int) -> str | None:
+    match = re.match(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$", sql[start:])
+    return match.group(0) if match else None
+
+
+# --- public API -----------------------------------------------------------------------------
+
+
+def variable_names(sql: str) -> list[str]:
+    """The distinct ``{{name}}`` variables of a template, in order of appearance."""
+    names: list[str] = []
+    for piece in _scan(sql):
+        if piece.kind == "variable" and piece.text not in names:
+            names.append(piece.text)
+    return names
+
+
+def coerce_variable(name: str, declared_type: str, value: Any) -> Any:
+    """Check and convert one variable value to its declared type (raise ``variable_error``)."""
+    if declared_type not in VARIABLE_TYPES:
+        raise EngineError(VARIABLE_ERROR, f"Variable {name!r} has an unknown type {declared_type!r}.")
+    if declared_type == "text":
+        if not isinstance(value, str):
+            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be text.")
+        return value
+    if declared_type == "number":
+        if isinstance(value, bool):
+            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a number.")
+        if isinstance(value, (int, Decimal)):
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a finite number.")
+            return value
+        if isinstance(value, str):
+            try:
+                return int(value) if re.fullmatch(r"[+-]?\d+", value.strip()) else _finite(float(value))
+            except ValueError:
+                pass
+        raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a number.")
+    # date
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a date (YYYY-MM-DD).")
+
+
+def _finite(number: float) -> float:
+    if not math.isfinite(number):
+        raise ValueError("not finite")
+    return number
+
+
+def bind_variables(
+    sql: str,
+    declarations: Mapping[str, str] | None = None,
+    values: Mapping[str, Any] | None = None,
+) -> BoundTemplate:
+    """Turn a template into SQL with parameters.
+
+    ``declarations`` maps each variable name to ``text``, ``number`` or ``date``;
+    a variable used but not declared is refused. A variable outside an optional
+    clause must have a value; an optional clause whose variables are not all
+    given (missing or ``None``) is dropped. Optional clauses cannot be nested.
+    """
+    declarations = dict(declarations or {})
+    values = dict(values or {})
+    for name in values:
+        if name not in declarations:
+            raise EngineError(VARIABLE_ERROR, f"Unknown variable {name!r}.")
+    nonce = secrets.token_hex(4)
+    parameters: dict[str, Any] = {}
+    out: list[str] = []
+    clause: list[str] | None = None
+    clause_complete = True
+
+    def placeholder(name: str) -> str | None:
+        if not _NAME.match(name):
+            raise EngineError(VARIABLE_ERROR, f"{{{{{name}}}}} is not a valid variable name.")
+        if name not in declarations:
+            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} is not declared.")
+        if values.get(name) is None:
+            return None
+        param = f"wbv_{nonce}_{name}"
+        parameters[param] = coerce_variable(name, declarations[name], values[name])
+        # Spaces around the placeholder keep it one token whatever surrounds it.
+        return f" ${param} "
+
+    for piece in _scan(sql):
+        if piece.kind == "sql":
+            (clause if clause is not None else out).append(piece.text)
+        elif piece.kind == "open":
+            if clause is not None:
+                raise EngineError(VARIABLE_ERROR, "Optional clauses [[ ... ]] cannot be nested.")
+            clause, clause_complete = [], True
+        elif piece.kind == "close":
+            if clause is None:
+                raise EngineError(VARIABLE_ERROR, "]] closes an optional clause that was never opened.")
+            if clause_complete:
+                out.append(" " + "".join(clause) + " ")
+            clause = None
+        else:
+            text = placeholder(piece.text)
+            if text is None:
+                if clause is None:
+                    raise EngineError(VARIABLE_ERROR, f"Variable {piece.text!r} needs a value.")
+                clause_complete = False
+            else:
+                (clause if clause is not None else out).append(text)
+    if clause is not None:
+        raise EngineError(VARIABLE_ERROR, "An optional clause [[ is never closed.")
+    bound_names = set(parameters)
+    sql_out = "".join(out)
+    # Drop parameters of discarded optional clauses: DuckDB refuses unused named parameters.
+    used = {p for p in bound_names if f"${p} " in sql_out}
+    return BoundTemplate(sql=sql_out, parameters={k: v for k, v in parameters.items() if k in used})
+
+
+def protect_template(sql: str) -> tuple[str, dict[str, str]]:
+    """Replace template markers by parseable stand-ins (for the formatter)."""
+    tokens: dict[str, str] = {}
+    out: list[str] = []
+    for index, piece in enumerate(_scan(sql)):
+        if piece.kind == "sql":
+            out.append(piece.text)
+            continue
+        key = f"wbtpl{index}"
+        if piece.kind == "variable":
+            tokens[f"${key}"] = "{{" + piece.text + "}}"
+            out.append(f" ${key} ")
+        else:
+            tokens[f"/* {key} */"] = piece.text
+            out.append(f" /* {key} */ ")
+    return "".join(out), tokens
+
+
+def restore_template(sql: str, tokens: Mapping[str, str]) -> str:
+    """Undo :func:`protect_template` on formatted SQL."""
+    for stand_in, original in tokens.items():
+        sql = sql.replace(stand_in, original)
+    return sql
