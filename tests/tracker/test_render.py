@@ -1,0 +1,59 @@
+"""Rendering of /a.js: endpoint substitution, minification, cached encodings and the size budget."""
+from __future__ import annotations
+
+import gzip
+import re
+
+import pytest
+
+from collector_app.tracker import render_tracker, tracker_asset
+from collector_app.tracker.render import PLACEHOLDER
+
+SIZE_BUDGET_GZIP = 3000  # bytes; Plausible's full-featured script is 2,601
+
+
+def test_endpoint_path_is_substituted_as_a_string_literal():
+    script = render_tracker("/e/v1").decode()
+    assert 'new URL("/e/v1",' in script
+    assert PLACEHOLDER.strip('"') not in script
+    assert "/collect" not in script
+
+
+def test_default_endpoint_is_collect():
+    assert 'new URL("/collect",' in render_tracker().decode()
+
+
+@pytest.mark.parametrize("path", ["collect", "/collect?x=1", "/col\"lect", "/a b", "/x#y", "", "//evil.example/x",
+                                  "/collect\\", "/é"])
+def test_unsafe_endpoint_paths_are_refused(path):
+    with pytest.raises(ValueError):
+        render_tracker(path)
+
+
+def test_minified_without_comments_and_deterministic():
+    script = render_tracker()
+    assert script == render_tracker()
+    text = script.decode()
+    assert "//" not in re.sub(r"https?://|\\/", "", text.split("*/", 1)[1]), "a line comment survived"
+    assert text.startswith("/*! audience tracker */")
+    assert len(text.splitlines()) < 20
+
+
+def test_asset_encodings_and_strong_etag():
+    body, gzip_body, etag = asset = tracker_asset("/collect")
+    assert body == render_tracker("/collect")
+    assert gzip.decompress(gzip_body) == body
+    assert re.fullmatch(r'"[0-9a-f]{32}"', etag)  # strong: no W/ prefix
+    assert asset.gzip_etag != etag and re.fullmatch(r'"[0-9a-f]{32}-gz"', asset.gzip_etag)
+    assert tracker_asset("/collect") is asset  # cached per endpoint path
+    other = tracker_asset("/ingest/v1")
+    assert other.etag != etag and other.body != body
+    assert gzip_body == gzip.compress(body, compresslevel=9, mtime=0)  # no timestamp inside
+
+
+def test_size_budget_gzipped(capsys):
+    size = len(tracker_asset().gzip_body)
+    with capsys.disabled():
+        print(f"\n/a.js: {len(tracker_asset().body)} bytes minified, {size} bytes gzipped "
+              f"(budget {SIZE_BUDGET_GZIP})")
+    assert size <= SIZE_BUDGET_GZIP
