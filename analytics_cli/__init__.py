@@ -1,0 +1,1 @@
+"""The `analytics` command line: database control, migrations and running the product."""

@@ -1,0 +1,1 @@
+"""PostgreSQL access: the embedded server, connections, migrations."""

@@ -1,0 +1,127 @@
+"""All configuration, read from the environment in one place.
+
+Every component receives a `Settings` object; nothing else reads `os.environ` for configuration.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+SECRET_FILE_NAME = "server-secret"
+
+
+class SettingsError(ValueError):
+    """A configuration value is present but unusable."""
+
+
+def _port(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        port = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a port number, got {raw!r}") from None
+    if not 0 < port < 65536:
+        raise SettingsError(f"{name} must be between 1 and 65535, got {port}")
+    return port
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise SettingsError(f"{name} must be positive, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Typed configuration of every component.
+
+    `database_url` is None when the embedded PostgreSQL under `home` is to be used.
+    """
+
+    home: Path
+    database_url: str | None = None
+    database_name: str = "analytics"
+    workbench_database_name: str = "workbench"
+    bind_host: str = "127.0.0.1"
+    collector_port: int = 8000
+    workbench_port: int = 8080
+    dagster_port: int = 3000
+    collector_workers: int = 2
+    workbench_workers: int = 2
+    server_secret_value: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Build settings from environment variables (defaults suit a laptop)."""
+        env = os.environ if env is None else env
+        home = Path(env.get("ANALYTICS_HOME") or "./.analytics").expanduser().resolve()
+        return cls(
+            home=home,
+            database_url=env.get("ANALYTICS_DATABASE_URL") or None,
+            database_name=env.get("ANALYTICS_DATABASE_NAME") or "analytics",
+            workbench_database_name=env.get("ANALYTICS_WORKBENCH_DATABASE_NAME") or "workbench",
+            bind_host=env.get("ANALYTICS_BIND_HOST") or "127.0.0.1",
+            collector_port=_port(env, "ANALYTICS_COLLECTOR_PORT", 8000),
+            workbench_port=_port(env, "ANALYTICS_WORKBENCH_PORT", 8080),
+            dagster_port=_port(env, "ANALYTICS_DAGSTER_PORT", 3000),
+            collector_workers=_positive_int(env, "ANALYTICS_COLLECTOR_WORKERS", 2),
+            workbench_workers=_positive_int(env, "ANALYTICS_WORKBENCH_WORKERS", 2),
+            server_secret_value=env.get("ANALYTICS_SECRET") or None,
+        )
+
+    @property
+    def embedded(self) -> bool:
+        """True when the project runs its own PostgreSQL under `home`."""
+        return self.database_url is None
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home / "dagster"
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.home / "spool"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    def server_secret(self) -> bytes:
+        """The server secret, generated on first use and kept owner-only under `home`.
+
+        Keys for sealing, signing and derived passwords are derived from it, each for one use.
+        """
+        if self.server_secret_value:
+            return self.server_secret_value.encode()
+        path = self.home / SECRET_FILE_NAME
+        if not path.exists():
+            self.home.mkdir(parents=True, exist_ok=True)
+            # O_EXCL: two processes starting together must not write two different secrets.
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass
+            else:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(secrets.token_urlsafe(48))
+        os.chmod(path, 0o600)
+        value = path.read_text().strip()
+        if not value:
+            raise SettingsError(f"{path} is empty; delete it to generate a new secret")
+        return value.encode()

@@ -1,0 +1,47 @@
+import stat
+
+import pytest
+
+from pipelines.settings import Settings, SettingsError
+
+
+def test_defaults(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = Settings.from_env({})
+    assert settings.home == tmp_path / ".analytics"
+    assert settings.embedded
+    assert (settings.collector_port, settings.workbench_port, settings.dagster_port) == (8000, 8080, 3000)
+
+
+def test_environment_overrides(tmp_path):
+    settings = Settings.from_env({
+        "ANALYTICS_HOME": str(tmp_path / "h"),
+        "ANALYTICS_DATABASE_URL": "postgresql://u:p@db.internal:5433/a",
+        "ANALYTICS_COLLECTOR_PORT": "9000",
+        "ANALYTICS_WORKBENCH_PORT": "9001",
+        "ANALYTICS_DAGSTER_PORT": "9002",
+    })
+    assert settings.home == tmp_path / "h"
+    assert not settings.embedded
+    assert (settings.collector_port, settings.workbench_port, settings.dagster_port) == (9000, 9001, 9002)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "70000", "-1"])
+def test_bad_port_is_a_clear_error(value):
+    with pytest.raises(SettingsError, match="ANALYTICS_COLLECTOR_PORT"):
+        Settings.from_env({"ANALYTICS_COLLECTOR_PORT": value})
+
+
+def test_server_secret_generated_once_owner_only(tmp_path):
+    settings = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "home")})
+    first = settings.server_secret()
+    path = tmp_path / "home" / "server-secret"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(first) >= 32
+    assert Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "home")}).server_secret() == first
+
+
+def test_given_secret_wins_and_writes_nothing(tmp_path):
+    settings = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "home"), "ANALYTICS_SECRET": "given"})
+    assert settings.server_secret() == b"given"
+    assert not (tmp_path / "home").exists()

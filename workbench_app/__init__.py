@@ -1,0 +1,1 @@
+"""workbench_app"""

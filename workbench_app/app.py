@@ -1,0 +1,21 @@
+"""Flask application factory of the analysis workbench."""
+from __future__ import annotations
+
+from flask import Flask, jsonify
+
+from pipelines.health import health_report
+from pipelines.settings import Settings
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    """Build the workbench app. No database work happens here: only on requests."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config["ANALYTICS_SETTINGS"] = settings
+
+    @app.get("/healthz")
+    def healthz():
+        status, body = health_report(settings, "workbench")
+        return jsonify(body), status
+
+    return app
