@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Flask, jsonify
 
+from collector_app.errors import register_error_handlers
 from pipelines.health import health_report
 from pipelines.settings import Settings
 
@@ -12,6 +13,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["ANALYTICS_SETTINGS"] = settings
+    register_error_handlers(app)
 
     @app.get("/healthz")
     def healthz():
