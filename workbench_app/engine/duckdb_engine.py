@@ -369,6 +369,7 @@ class WorkbenchEngine:
 _COLUMN_PATTERNS = (
     re.compile(r'Referenced column "([^"]+)" not found'),
     re.compile(r'does not have a column named "([^"]+)"'),
+    re.compile(r'Column "([^"]+)" does not exist on (?:left|right) side of join'),
     re.compile(r'Values list "[^"]*" does not have a column named "([^"]+)"'),
     re.compile(r'Column "([^"]+)" referenced that exists in the SELECT clause - but this column cannot be referenced before it is defined'),
 )

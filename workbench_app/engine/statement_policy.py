@@ -39,7 +39,8 @@ _ALLOWED_NODES: tuple[type[exp.Expression], ...] = (
     exp.Lambda, exp.Interval, exp.Var, exp.DataType, exp.DataTypeParam, exp.Window, exp.WindowSpec,
     exp.Filter, exp.Lateral, exp.Pivot, exp.PivotAlias, exp.TableSample, exp.Kwarg,
     exp.GroupingSets, exp.Cube, exp.Rollup, exp.ColumnDef, exp.Collate, exp.Any, exp.All,
-    exp.Exists, exp.IgnoreNulls, exp.RespectNulls, exp.HavingMax,
+    exp.Exists, exp.IgnoreNulls, exp.RespectNulls, exp.HavingMax, exp.RawString, exp.ByteString,
+    exp.JSONPath, exp.JSONPathPart,
 )
 _ALLOWED_BASES: tuple[type[exp.Expression], ...] = (exp.Func, exp.Binary, exp.Unary, exp.Predicate)
 
