@@ -1,0 +1,96 @@
+"""Variables {{name}} and optional clauses [[ ... ]]: typed, always bound as values."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from workbench_app.engine import EngineError, bind_variables, variable_names
+
+
+def test_variables_become_parameters_not_text():
+    bound = bind_variables("SELECT * FROM t WHERE a = {{name}}", {"name": "text"}, {"name": "x' OR 1=1 --"})
+    assert "OR 1=1" not in bound.sql
+    assert list(bound.parameters.values()) == ["x' OR 1=1 --"]
+    (parameter,) = bound.parameters
+    assert f"${parameter}" in bound.sql
+
+
+def test_parameter_names_are_unguessable():
+    first = bind_variables("SELECT {{n}}", {"n": "number"}, {"n": 1})
+    second = bind_variables("SELECT {{n}}", {"n": "number"}, {"n": 1})
+    assert set(first.parameters) != set(second.parameters)
+
+
+@pytest.mark.parametrize(
+    "kind, value, expected",
+    [
+        ("number", 3, 3),
+        ("number", "2.5", 2.5),
+        ("number", "-7", -7),
+        ("date", "2026-03-01", dt.date(2026, 3, 1)),
+        ("date", dt.datetime(2026, 3, 1, 12, 0), dt.date(2026, 3, 1)),
+        ("text", "EU", "EU"),
+    ],
+)
+def test_values_are_coerced_to_their_type(kind, value, expected):
+    bound = bind_variables("SELECT {{v}}", {"v": kind}, {"v": value})
+    assert list(bound.parameters.values()) == [expected]
+
+
+@pytest.mark.parametrize(
+    "kind, value",
+    [("number", "1; DROP TABLE x"), ("number", True), ("number", float("nan")), ("date", "yesterday"),
+     ("text", 5), ("colour", "red")],
+)
+def test_wrong_values_are_refused(kind, value):
+    with pytest.raises(EngineError) as refused:
+        bind_variables("SELECT {{v}}", {"v": kind}, {"v": value})
+    assert refused.value.code == "variable_error"
+
+
+def test_optional_clause_is_kept_only_with_all_its_values():
+    sql = "SELECT * FROM t WHERE true [[AND country = {{country}}]] [[AND day >= {{since}} AND page = {{page}}]]"
+    types = {"country": "text", "since": "date", "page": "text"}
+    kept = bind_variables(sql, types, {"country": "FR", "since": "2026-01-01"})
+    assert "country =" in kept.sql and "day >=" not in kept.sql
+    assert sorted(map(type, kept.parameters.values()), key=str) == [str]
+    dropped = bind_variables(sql, types, {})
+    assert "country" not in dropped.sql and dropped.parameters == {}
+
+
+@pytest.mark.parametrize(
+    "sql, declarations, values",
+    [
+        ("SELECT {{missing}}", {"missing": "text"}, {}),  # required outside an optional clause
+        ("SELECT {{undeclared}}", {}, {"undeclared": "x"}),
+        ("SELECT {{user.region}}", {}, {}),  # rule attributes are not user variables
+        ("SELECT [[ [[ {{a}} ]] ]]", {"a": "text"}, {"a": "x"}),
+        ("SELECT [[ {{a}}", {"a": "text"}, {"a": "x"}),
+        ("SELECT {{a", {"a": "text"}, {"a": "x"}),
+        ("SELECT 1 ]]", {}, {}),
+    ],
+)
+def test_malformed_templates_are_refused(sql, declarations, values):
+    with pytest.raises(EngineError) as refused:
+        bind_variables(sql, declarations, values)
+    assert refused.value.code == "variable_error"
+
+
+def test_markers_inside_strings_and_comments_are_text():
+    sql = "SELECT '{{a}} [[x]]' AS s, \"{{b}}\" -- {{c}}\n /* [[ */ FROM t"
+    bound = bind_variables(sql, {}, {})
+    assert bound.sql == sql and bound.parameters == {}
+    assert variable_names("SELECT {{a}}, '{{b}}', {{a}} [[ {{c}} ]]") == ["a", "c"]
+
+
+def test_variables_run_through_the_engine(engine, analyst):
+    sql = "SELECT id FROM events WHERE revenue >= {{min}} [[AND page = {{page}}]] ORDER BY id"
+    types = {"min": "number", "page": "text"}
+    assert engine.run(sql, analyst, {"min": 15}, types).rows == [(2,), (5,)]
+    assert engine.run(sql, analyst, {"min": 15, "page": "/home"}, types).rows == [(5,)]
+    dated = engine.run(
+        "SELECT {{d}} + INTERVAL 1 DAY AS next_day", analyst, {"d": "2026-02-28"}, {"d": "date"}
+    )
+    assert dated.rows[0][0].date() == dt.date(2026, 3, 1)
