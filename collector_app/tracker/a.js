@@ -5,7 +5,7 @@
 //
 // Names: me = this script element; ep = endpoint URL; cfg = site config from the collector;
 // ready = cfg has arrived; cookieOn = `_vis` is in use (cookie mode, or consent granted);
-// asked = consent given or withdrawn before cfg arrived; Q = events waiting to be sent; T = the
+// asked = consent given or withdrawn before cfg arrived; gone = after pagehide; Q = events waiting to be sent; T = the
 // pending flush timer; pid = id of the current page view; purl = its URL; maxS / sentS = largest
 // scroll depth seen / already reported in this page view; Z = declared zones; M = page API.
 (() => {
@@ -16,7 +16,7 @@
   api.v = 1;
   // The endpoint is on the origin of this script's own src; its path is renamable server-side.
   const ep = new URL("__AUDIENCE_ENDPOINT__", me.src).href;
-  let cfg = {}, ready, cookieOn, asked, Q = [], T, pid, purl, maxS, sentS, Z = [];
+  let cfg = {}, ready, cookieOn, asked, gone, Q = [], T, pid, purl, maxS, sentS, Z = [];
   const fresh = () => { pid = rid(); maxS = sentS = 0; }; // a new page view
   const vids = new WeakMap, arr = v => Array.isArray(v) ? v : [];
   const on = (t, k, f, o) => t.addEventListener(k, f, o);
@@ -86,7 +86,7 @@
   const tick = z => {
     const now = Date.now();
     if (z.t) z.ms += now - z.t;
-    z.t = z.shown.size && !d.hidden ? now : 0;
+    z.t = z.shown.size && !d.hidden && !gone ? now : 0;
   };
 
   // Reports what the page view accumulated: the scroll depth when it grew, and zone time as the
@@ -124,15 +124,16 @@
   on(w, 'popstate', moved);
   on(w, 'scroll', scrolled, {passive: 1});
   on(d, 'visibilitychange', () => { Z.forEach(tick); if (d.hidden) leave(); });
-  on(w, 'pagehide', leave);
+  // On unload Chromium fires pagehide before visibilitychange: zone time stops at the first.
+  on(w, 'pagehide', () => { gone = 1; leave(); });
   // A page restored from the back/forward cache is a new page view.
-  on(w, 'pageshow', e => { if (e.persisted && ready) { fresh(); view(); } });
+  on(w, 'pageshow', e => { gone = 0; Z.forEach(tick); if (e.persisted && ready) { fresh(); view(); } });
 
   // Clicks on links and buttons, among them outbound links and downloads.
   const clicked = e => {
     const el = e.target.closest && e.target.closest('a,button'), tag = el && el.tagName;
     if (tag != 'A' && tag != 'BUTTON' || e.button > 1) return; // auxclick: the middle button only
-    const href = tag == 'A' && el.href, u = href && new URL(href);
+    const href = tag == 'A' ? el.href : '', u = href && new URL(href); // '' is dropped, false would not be
     emit('click', {
       element: tag == 'A' ? 'a' : 'button', id: el.id, href,
       text: el.innerText.replace(/\s+/g, ' ').trim().slice(0, 100) || el.getAttribute('aria-label')
