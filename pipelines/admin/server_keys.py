@@ -1,0 +1,160 @@
+"""Server keys: the bearer secrets of `POST /collect/server`, one site each, send-only.
+
+States (spec): created -> active -> revoked; revocation is final. The secret is
+`sk_` + 32 random bytes in base64url (no padding), shown once at creation; only its SHA-256 and
+its last four characters (`secret_hint`, to tell keys apart in a list) are stored.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from pipelines import audit
+from pipelines.admin._records import parse_id, require_site
+from pipelines.admin.errors import InvalidInput, NotFound
+
+SECRET_PREFIX = "sk_"
+# "sk_" + 43 base64url characters; anything much longer is not one of ours (no hashing of junk).
+_MAX_SECRET_LENGTH = 100
+DEFAULT_RATE_LIMIT_PER_MINUTE = 6000
+MAX_RATE_LIMIT_PER_MINUTE = 1_000_000
+MAX_NAME_LENGTH = 200
+
+_PUBLIC_COLUMNS = """key_id, site_id, name, secret_hint, rate_limit_per_minute, created_at,
+    last_used_at, revoked_at, case when revoked_at is null then 'active' else 'revoked' end as state"""
+
+
+@dataclass(frozen=True)
+class ServerKeyIdentity:
+    """Who is calling `/collect/server`: the key, its site and what the site allows."""
+
+    key_id: uuid.UUID
+    site_id: uuid.UUID
+    rate_limit_per_minute: int
+    accept_user_id: bool
+
+
+def secret_hash(secret: str) -> bytes:
+    """SHA-256 of a secret, as stored in collect.server_keys.secret_hash.
+
+    A plain hash suffices: the secret carries 256 random bits, so there is nothing to brute-force.
+    """
+    return hashlib.sha256(secret.encode("utf-8")).digest()
+
+
+def new_secret() -> str:
+    return SECRET_PREFIX + base64.urlsafe_b64encode(secrets.token_bytes(32)).decode("ascii").rstrip("=")
+
+
+def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyIdentity | None:
+    """The identity behind a bearer secret, or None for an unknown, malformed or revoked key.
+
+    Also records the key's last use, at most once a minute: the update is skipped when the stored
+    time is recent, and never waits for a row another transaction holds (`skip locked`), so the hot
+    ingestion path pays one indexed read almost always. The update belongs to the caller's
+    transaction (immediate on an autocommit connection).
+    """
+    if not isinstance(secret, str) or not secret.startswith(SECRET_PREFIX) or len(secret) > _MAX_SECRET_LENGTH:
+        return None
+    row = conn.execute(
+        """select k.key_id, k.site_id, k.rate_limit_per_minute, s.accept_user_id,
+                  k.last_used_at is null or k.last_used_at < now() - interval '1 minute' as stale
+             from collect.server_keys k join collect.sites s on s.site_id = k.site_id
+            where k.secret_hash = %s and k.revoked_at is null""",
+        (secret_hash(secret),),
+    ).fetchone()
+    if row is None:
+        return None
+    key_id, site_id, rate_limit, accept_user_id, stale = row
+    if stale:
+        conn.execute(
+            """update collect.server_keys set last_used_at = now()
+                where key_id = (select key_id from collect.server_keys
+                                 where key_id = %s
+                                   and (last_used_at is null or last_used_at < now() - interval '1 minute')
+                                   for update skip locked)""",
+            (key_id,),
+        )
+    return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
+                             accept_user_id=accept_user_id)
+
+
+def _validated_name(name: Any) -> str:
+    if name is None:
+        return ""
+    if not isinstance(name, str) or len(name) > MAX_NAME_LENGTH:
+        raise InvalidInput("name must be a string of at most 200 characters",
+                           {"field": "name"})
+    return name.strip()
+
+
+def _validated_rate_limit(value: Any) -> int:
+    if value is None:
+        return DEFAULT_RATE_LIMIT_PER_MINUTE
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_RATE_LIMIT_PER_MINUTE:
+        raise InvalidInput(f"rate_limit_per_minute must be a whole number from 1 to {MAX_RATE_LIMIT_PER_MINUTE}",
+                           {"field": "rate_limit_per_minute"})
+    return value
+
+
+def create_server_key(conn: psycopg.Connection, site_id: object, *, actor: str, name: Any = None,
+                      rate_limit_per_minute: Any = None) -> dict[str, Any]:
+    """Create an active key for the site. Returns its public record plus `secret`, the only time
+    the secret exists outside the caller's hands. Audited as `server_key.created`."""
+    site = require_site(conn, site_id)
+    name = _validated_name(name)
+    rate_limit = _validated_rate_limit(rate_limit_per_minute)
+    secret = new_secret()
+    with conn.cursor(row_factory=dict_row) as cur:
+        record = cur.execute(
+            f"""insert into collect.server_keys (site_id, name, secret_hash, secret_hint, rate_limit_per_minute)
+                values (%s, %s, %s, %s, %s) returning {_PUBLIC_COLUMNS}""",
+            (site, name, secret_hash(secret), secret[-4:], rate_limit),
+        ).fetchone()
+    audit.record(conn, actor, "server_key.created", str(record["key_id"]),
+                 {"site_id": str(site), "name": name, "rate_limit_per_minute": rate_limit})
+    return {**record, "secret": secret}
+
+
+def list_server_keys(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]]:
+    """Every key of the site, active and revoked, newest first; never a secret or its hash."""
+    site = require_site(conn, site_id)
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(
+            f"select {_PUBLIC_COLUMNS} from collect.server_keys where site_id = %s order by created_at desc, key_id",
+            (site,),
+        ).fetchall()
+
+
+def get_server_key(conn: psycopg.Connection, site_id: object, key_id: object) -> dict[str, Any]:
+    site = require_site(conn, site_id)
+    key = parse_id(key_id, "server key")
+    with conn.cursor(row_factory=dict_row) as cur:
+        record = cur.execute(
+            f"select {_PUBLIC_COLUMNS} from collect.server_keys where site_id = %s and key_id = %s",
+            (site, key),
+        ).fetchone()
+    if record is None:
+        raise NotFound("server key not found", {"key_id": str(key)})
+    return record
+
+
+def revoke_server_key(conn: psycopg.Connection, site_id: object, key_id: object, *, actor: str) -> dict[str, Any]:
+    """Revoke the key (final). Revoking a revoked key changes nothing and is not audited again."""
+    site = require_site(conn, site_id)
+    key = parse_id(key_id, "server key")
+    revoked = conn.execute(
+        """update collect.server_keys set revoked_at = now()
+            where site_id = %s and key_id = %s and revoked_at is null returning key_id""",
+        (site, key),
+    ).fetchone()
+    if revoked is not None:
+        audit.record(conn, actor, "server_key.revoked", str(key), {"site_id": str(site)})
+    return get_server_key(conn, site, key)
