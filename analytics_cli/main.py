@@ -118,5 +118,10 @@ def up(no_dagster: bool) -> None:
     sys.exit(run_product(_settings(), with_dagster=not no_dagster))
 
 
+from analytics_cli.admin_commands import admin_token  # noqa: E402  (a command group of its own module)
+
+main.add_command(admin_token)
+
+
 if __name__ == "__main__":
     main()
