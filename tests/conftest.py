@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import tempfile
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -43,18 +44,22 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def pg_server_url(tmp_path_factory) -> str:
+def pg_server_url() -> str:
     """URL of the `postgres` database of the session's PostgreSQL server."""
     configured = os.environ.get("ANALYTICS_TEST_DATABASE_URL")
     if configured:
         yield connection.with_database(configured, "postgres")
         return
-    pgdata = tmp_path_factory.mktemp("pg") / "pgdata"
+    # Not under pytest's tmp_path: a concurrent pytest session prunes old basetemp folders,
+    # and would delete the data directory under a running server.
+    root = Path(tempfile.mkdtemp(prefix="analytics-test-pg-"))
+    pgdata = root / "pgdata"
     # fsync off: a test cluster is thrown away, so crash safety buys nothing here.
     state = embedded.start(pgdata, extra_settings={"fsync": "off", "synchronous_commit": "off",
                                                    "full_page_writes": "off"})
     yield state.url("postgres")
     embedded.stop(pgdata)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
