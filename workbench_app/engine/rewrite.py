@@ -27,13 +27,16 @@ table that does not exist.
 
 from __future__ import annotations
 
+import functools
+import secrets
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from sqlglot import exp
 
-from workbench_app.engine.catalog_schema import SchemaCatalog, TableName, candidate_names
+from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableName, candidate_names
 from workbench_app.engine.dialect import parse_single_statement, render
 from workbench_app.engine.duckdb_parse_check import check_final_statement
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, TABLE_NOT_FOUND, EngineError
@@ -75,10 +78,30 @@ class _RewriteState:
     user: UserContext
     schema: SchemaCatalog
     options: RewriteOptions
-    sink: ParameterSink = field(default_factory=ParameterSink)
+    nonce: str = field(default_factory=lambda: secrets.token_hex(4))
     tables: dict[tuple[str, str, str], TableName] = field(default_factory=dict)
     cte_names: dict[int, str] = field(default_factory=dict)  # id(CTE node) -> internal name
+    markers: dict[str, "_Projection"] = field(default_factory=dict)  # marker -> projection
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _BuildState:
+    """State of building one table's projection."""
+
+    options: RewriteOptions
+    sink: ParameterSink = field(default_factory=ParameterSink)
     salt_parameter: exp.Placeholder | None = None
+
+
+@dataclass(frozen=True)
+class _Projection:
+    """What replaces one table for one user: the plain table, or a ``(SELECT ...)`` text."""
+
+    table: TableName
+    unrestricted: bool
+    sql: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=dict)
 
 
 def rewrite_statement(
@@ -121,15 +144,15 @@ def rewrite_statement(
         if kind == "cte":
             _point_at_cte(table, state.cte_names[id(target)])
         else:
-            table.replace(_projection(table, target, state))
+            _point_at_projection(table, target, state)
     for cte in list(tree.find_all(exp.CTE)):
         _rename_cte(cte, state.cte_names[id(cte)])
 
     if row_limit is not None:
         tree = _limit(tree, row_limit)
 
-    final_sql = render(tree)
-    all_parameters = {**parameters, **state.sink.values}
+    final_sql = _splice_projections(render(tree), state)
+    all_parameters = {**parameters, **state.parameters}
     check_final_statement(
         final_sql,
         allowed_tables=[t.key for t in state.tables.values()],
@@ -199,7 +222,7 @@ def _rename_cte(cte: exp.CTE, internal_name: str) -> None:
 # --- table resolution ----------------------------------------------------------------------
 
 
-def _resolve(table: exp.Table, state: _RewriteState) -> TableAccess:
+def _resolve(table: exp.Table, state: _RewriteState) -> "_Projection":
     if not isinstance(table.this, exp.Identifier):
         raise EngineError(TABLE_NOT_FOUND, "Table not found.")
     parts = [part for part in (table.args.get("catalog"), table.args.get("db"), table.this) if part is not None]
@@ -211,10 +234,10 @@ def _resolve(table: exp.Table, state: _RewriteState) -> TableAccess:
         info = state.schema.get(candidate)
         if info is None:
             continue
-        access = table_access(state.user, info, state.sink)
-        if access is not None:
+        projection = _projection_for(state.user, info, state.options)
+        if projection is not None:
             state.tables[info.table.key] = info.table
-            return access
+            return projection
     raise EngineError(TABLE_NOT_FOUND, f"Table {written!r} not found.")
 
 
@@ -229,33 +252,95 @@ def _quoted(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
-def _projection(table: exp.Table, access: TableAccess, state: _RewriteState) -> exp.Expression:
-    real = access.table.table
-    alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
-    carried = {key: table.args.get(key) for key in ("pivots", "sample", "joins", "laterals")}
-    base = exp.Table(this=_quoted(real.name), db=_quoted(real.schema), catalog=_quoted(real.catalog))
-
-    if access.unrestricted:
+def _point_at_projection(table: exp.Table, projection: _Projection, state: _RewriteState) -> None:
+    """Make a table reference read the projection, keeping its alias, pivots and sample."""
+    if not table.args.get("alias"):
+        # Qualified column references (events.page) use the name as written.
+        table.set("alias", exp.TableAlias(this=table.this.copy()))
+    real = projection.table
+    if projection.unrestricted:
         # Nothing to hide: keep the plain table so that DuckDB pushes filters to the source.
-        base.set("alias", alias)
-        for key, value in carried.items():
-            if value:
-                base.set(key, value)
-        return base
+        table.set("catalog", _quoted(real.catalog))
+        table.set("db", _quoted(real.schema))
+        table.set("this", _quoted(real.name))
+        return
+    # A marker with a per-statement random name, swapped for the projection's
+    # text after rendering: the projection is rendered once per user and table.
+    marker = f"wbrel_{state.nonce}_{len(state.markers)}"
+    state.markers[marker] = projection
+    state.parameters.update(projection.parameters)
+    table.set("catalog", None)
+    table.set("db", None)
+    table.set("this", _quoted(marker))
 
+
+def _splice_projections(sql: str, state: _RewriteState) -> str:
+    for marker, projection in state.markers.items():
+        quoted = f'"{marker}"'
+        if sql.count(quoted) != 1:
+            # Cannot happen unless the text was tampered with: refuse rather than guess.
+            raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.")
+        sql = sql.replace(quoted, projection.sql)
+    return sql
+
+
+_PROJECTION_CACHE: dict[Any, _Projection | None] = {}
+_PROJECTION_CACHE_SIZE = 4096
+_CACHE_LOCK = threading.Lock()
+
+
+def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions) -> Any:
+    # Everything the projection depends on: the table's columns, this user's
+    # rules for it in each group, their attributes and the mask salt. Editing a
+    # rule changes the key, so a cached projection is never stale.
+    rules = []
+    for group in user.groups:
+        relevant = tuple(repr(rule) for rule in group.table_rules if rule.key == info.table.key)
+        whole_catalog = info.table.catalog.lower() in {c.lower() for c in group.unrestricted_catalogs}
+        if relevant or whole_catalog:
+            rules.append((group.name, whole_catalog, relevant))
+    attributes = repr(sorted(((str(k), repr(v)) for k, v in user.attributes.items())))
+    return (info, tuple(sorted(rules)), attributes, options.mask_salt)
+
+
+def _projection_for(user: UserContext, info: TableInfo, options: RewriteOptions) -> _Projection | None:
+    """The user's projection of a table (cached), or None when the table does not exist for them."""
+    key = _projection_key(user, info, options)
+    with _CACHE_LOCK:
+        if key in _PROJECTION_CACHE:
+            return _PROJECTION_CACHE[key]
+    build = _BuildState(options=options)
+    access = table_access(user, info, build.sink)
+    if access is None:
+        projection = None
+    elif access.unrestricted:
+        projection = _Projection(info.table, unrestricted=True)
+    else:
+        projection = _Projection(
+            info.table,
+            unrestricted=False,
+            sql=f"({render(_projection_select(access, build))})",
+            parameters=dict(build.sink.values),
+        )
+    with _CACHE_LOCK:
+        if len(_PROJECTION_CACHE) >= _PROJECTION_CACHE_SIZE:
+            _PROJECTION_CACHE.clear()
+        _PROJECTION_CACHE[key] = projection
+    return projection
+
+
+def _projection_select(access: TableAccess, build: _BuildState) -> exp.Select:
+    real = access.table.table
+    base = exp.Table(this=_quoted(real.name), db=_quoted(real.schema), catalog=_quoted(real.catalog))
     projections = []
     for column in access.visible_columns():
-        expression = _column_expression(column.name, column.data_type, access, state)
-        projections.append(exp.alias_(expression, _quoted(column.name)))
-    select = exp.Select(expressions=projections).from_(base)
+        expression = _column_expression(column.name, column.data_type, access, build)
+        projections.append(exp.alias_(expression, _quoted(column.name), copy=False))
+    select = exp.Select(expressions=projections).from_(base, copy=False)
     predicate = _row_predicate(access.grants)
     if predicate is not None:
-        select = select.where(predicate)
-    subquery = exp.Subquery(this=select, alias=alias)
-    for key, value in carried.items():
-        if value:
-            subquery.set(key, value)
-    return subquery
+        select = select.where(predicate, copy=False)
+    return select
 
 
 def _row_predicate(grants: tuple[GroupGrant, ...]) -> exp.Expression | None:
@@ -277,7 +362,7 @@ def _treatment(grant: GroupGrant, column: str) -> tuple[str, Any]:
     return ("mask", mask)
 
 
-def _column_expression(column: str, data_type: str, access: TableAccess, state: _RewriteState) -> exp.Expression:
+def _column_expression(column: str, data_type: str, access: TableAccess, state: _BuildState) -> exp.Expression:
     showing = [(g, _treatment(g, column)) for g in access.grants]
     shown = [(g, t) for g, t in showing if t[0] != "hidden"]
     kinds = {(t[0], t[1]) for _, t in showing}
@@ -304,17 +389,17 @@ def _apply(
     kind: str,
     mask: ColumnMask | None,
     grant: GroupGrant,
-    state: _RewriteState,
+    state: _BuildState,
     as_text: bool,
 ) -> exp.Expression:
-    ref = exp.column(_quoted(column))
+    ref = exp.Column(this=_quoted(column))
     if kind == "clear":
-        return exp.cast(ref, "VARCHAR") if as_text else ref
+        return _as_text(ref) if as_text else ref
     if kind == "hidden" or mask is None:
         return exp.Null()
     if mask.kind == "null":
         return exp.Null() if as_text else _typed_null(data_type)
-    as_varchar = exp.cast(ref.copy(), "VARCHAR")
+    as_varchar = _as_text(ref.copy())
     if mask.kind == "hash":
         if state.salt_parameter is None:
             state.salt_parameter = state.sink.bind(state.options.mask_salt, "salt")
@@ -325,14 +410,25 @@ def _apply(
     if mask.kind == "partial":
         return _null_if_null(ref, _partial(as_varchar, mask.keep_first, mask.keep_last))
     value = grant.mask_expressions[column.lower()].copy()
-    return exp.cast(value, "VARCHAR") if as_text else value
+    return _as_text(value) if as_text else value
+
+
+@functools.lru_cache(maxsize=1024)
+def _data_type(data_type: str) -> exp.DataType | None:
+    try:
+        return exp.DataType.build(data_type, dialect="duckdb")
+    except Exception:  # an exotic source type
+        return None
+
+
+def _as_text(value: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=value, to=exp.DataType(this=exp.DataType.Type.VARCHAR))
 
 
 def _typed_null(data_type: str) -> exp.Expression:
-    try:
-        return exp.cast(exp.Null(), exp.DataType.build(data_type, dialect="duckdb"))
-    except Exception:  # an exotic source type: an untyped NULL is still a NULL
-        return exp.Null()
+    parsed = _data_type(data_type)
+    # An untyped NULL is still a NULL when the source type is exotic.
+    return exp.Cast(this=exp.Null(), to=parsed.copy()) if parsed is not None else exp.Null()
 
 
 def _null_if_null(ref: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -365,7 +461,10 @@ def _limit(tree: exp.Expression, row_limit: int) -> exp.Expression:
     if row_limit < 0:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The row limit cannot be negative.")
     if isinstance(tree, exp.Query) and not tree.args.get("limit") and not tree.args.get("offset") and not isinstance(tree, exp.Values):
-        return tree.limit(row_limit, copy=False)
+        tree.set("limit", exp.Limit(expression=exp.Literal.number(row_limit)))
+        return tree
     # The query has its own LIMIT/OFFSET: cap it from outside.
     subquery = exp.Subquery(this=tree, alias=exp.TableAlias(this=exp.to_identifier(_RESULT_ALIAS)))
-    return exp.select("*").from_(subquery).limit(row_limit)
+    wrapper = exp.Select(expressions=[exp.Star()]).from_(subquery, copy=False)
+    wrapper.set("limit", exp.Limit(expression=exp.Literal.number(row_limit)))
+    return wrapper

@@ -40,7 +40,7 @@ _ALLOWED_NODES: tuple[type[exp.Expression], ...] = (
     exp.Filter, exp.Lateral, exp.Pivot, exp.PivotAlias, exp.TableSample, exp.Kwarg,
     exp.GroupingSets, exp.Cube, exp.Rollup, exp.ColumnDef, exp.Collate, exp.Any, exp.All,
     exp.Exists, exp.IgnoreNulls, exp.RespectNulls, exp.HavingMax, exp.RawString, exp.ByteString,
-    exp.JSONPath, exp.JSONPathPart,
+    exp.JSONPath, exp.JSONPathPart, exp.WithinGroup,
 )
 _ALLOWED_BASES: tuple[type[exp.Expression], ...] = (exp.Func, exp.Binary, exp.Unary, exp.Predicate)
 
