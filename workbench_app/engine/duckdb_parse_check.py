@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from collections import Counter
+from typing import Any, Iterable, Mapping
 
 import duckdb
 
@@ -135,27 +136,32 @@ def _collect(node: Any, facts: ParseFacts) -> None:
 
 def check_final_statement(
     sql: str,
-    allowed_tables: Iterable[tuple[str, str, str]],
+    allowed_tables: Mapping[tuple[str, str, str], int],
     allowed_cte_names: Iterable[str],
     allowed_parameters: Iterable[str],
 ) -> None:
-    """Refuse ``sql`` unless DuckDB's reading of it only touches what we allowed."""
+    """Refuse ``sql`` unless DuckDB's reading of it only touches what we allowed.
+
+    ``allowed_tables`` counts how many times the rewrite referenced each real
+    table (once per projection): DuckDB must find exactly as many references,
+    so a table cannot be read a second time outside its filtered projection.
+    """
     facts = parse_facts(sql)
     if facts.statement_count != 1:
         raise EngineError(STATEMENT_NOT_ALLOWED, "Only one statement can be run at a time.")
-    tables = {tuple(part.lower() for part in table) for table in allowed_tables}
+    expected = Counter({tuple(p.lower() for p in key): n for key, n in allowed_tables.items()})
     ctes = {name.lower() for name in allowed_cte_names}
     for kind in facts.relation_types:
         if kind not in _ALLOWED_RELATION_TYPES:
             raise EngineError(STATEMENT_NOT_ALLOWED, "This kind of statement is not allowed.")
     if facts.has_at_clause:
         raise EngineError(STATEMENT_NOT_ALLOWED, "Time travel (AT ...) is not allowed.")
+    found: Counter = Counter()
     for catalog, schema, name in facts.base_tables:
-        key = (catalog.lower(), schema.lower(), name.lower())
-        if key in tables:
-            continue
         if not catalog and not schema and name.lower() in ctes:
             continue
+        found[(catalog.lower(), schema.lower(), name.lower())] += 1
+    if found != expected:
         raise EngineError(TABLE_NOT_FOUND, "Table not found.")
     for name in facts.table_functions:
         if not is_allowed_table_function(name):

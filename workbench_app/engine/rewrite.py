@@ -80,6 +80,7 @@ class _RewriteState:
     options: RewriteOptions
     nonce: str = field(default_factory=lambda: secrets.token_hex(4))
     tables: dict[tuple[str, str, str], TableName] = field(default_factory=dict)
+    references: dict[tuple[str, str, str], int] = field(default_factory=dict)  # real table -> times emitted
     cte_names: dict[int, str] = field(default_factory=dict)  # id(CTE node) -> internal name
     markers: dict[str, "_Projection"] = field(default_factory=dict)  # marker -> projection
     parameters: dict[str, Any] = field(default_factory=dict)
@@ -155,7 +156,7 @@ def rewrite_statement(
     all_parameters = {**parameters, **state.parameters}
     check_final_statement(
         final_sql,
-        allowed_tables=[t.key for t in state.tables.values()],
+        allowed_tables=state.references,
         allowed_cte_names=state.cte_names.values(),
         allowed_parameters=all_parameters,
     )
@@ -258,6 +259,7 @@ def _point_at_projection(table: exp.Table, projection: _Projection, state: _Rewr
         # Qualified column references (events.page) use the name as written.
         table.set("alias", exp.TableAlias(this=table.this.copy()))
     real = projection.table
+    state.references[real.key] = state.references.get(real.key, 0) + 1
     if projection.unrestricted:
         # Nothing to hide: keep the plain table so that DuckDB pushes filters to the source.
         table.set("catalog", _quoted(real.catalog))
