@@ -72,7 +72,6 @@
   // `_vis` is created once and never rewritten, so its expiry never moves. Max-Age 390 days stays
   // under 13 calendar months whatever the start date (the shortest 13 months last 393 days).
   const useVis = yes => {
-    flush(); // what is queued belongs to the previous visitor state
     cookieOn = yes;
     if (!yes) d.cookie = '_vis=;max-age=0;path=/';
     else if (!vis()) d.cookie = '_vis=' + rid() + ';max-age=33696000;path=/;SameSite=Lax' + (loc.protocol == 'https:' ? ';Secure' : '');
@@ -177,7 +176,8 @@
       push(e);
     },
     // Only consent mode asks for consent: granting creates `_vis`, withdrawing deletes it.
-    consent: yes => { if (!ready) asked = !!yes; else if (cfg.mode == 'consent') useVis(!!yes); },
+    // What was queued before a change at run time belongs to the previous state: flushed first.
+    consent: yes => { if (!ready) asked = !!yes; else if (cfg.mode == 'consent') { flush(); useVis(!!yes); } },
     pageview: () => { if (ready) next(); }
   };
   // Calls made before this script ran, by the stub documented in README.md: [method, ...args].
