@@ -273,9 +273,12 @@ def _time_runs(run, runs: int) -> float:
 
 def _libpq(url: str) -> str:
     # DuckDB's postgres scanner takes libpq strings or URIs; psycopg normalises both.
-    import psycopg.conninfo
+    from psycopg.conninfo import conninfo_to_dict
 
-    return psycopg.conninfo.make_conninfo(url)
+    def quoted(value: object) -> str:
+        return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    return " ".join(f"{key}={quoted(value)}" for key, value in conninfo_to_dict(url).items())
 
 
 def main() -> None:
