@@ -147,6 +147,11 @@ REFUSED = [
     ("USE", "USE crm", "statement_not_allowed"),
     ("SET VARIABLE", "SET VARIABLE x = (SELECT 1)", "statement_not_allowed"),
     ("time travel", "SELECT * FROM events AT (VERSION => 1)", "statement_not_allowed"),
+    ("EXPLAIN shows the rewritten plan", "EXPLAIN SELECT * FROM events", "statement_not_allowed"),
+    ("EXPLAIN ANALYZE", "EXPLAIN ANALYZE SELECT * FROM events", "statement_not_allowed"),
+    ("PIVOT statement", "PIVOT salaries ON name USING sum(amount)", "statement_not_allowed"),
+    ("SHOW inside a subquery", "SELECT * FROM (SHOW TABLES)", "table_not_found"),
+    ("undeclared variable", "SELECT * FROM events WHERE page = {{page}}", "variable_error"),
     # parameters the user writes themselves
     ("positional parameter", "SELECT * FROM events WHERE id = ?", "variable_error"),
     ("named parameter", "SELECT * FROM events WHERE id = $1", "variable_error"),
@@ -226,6 +231,12 @@ def test_variable_injection_is_bound_as_a_value(engine, analyst):
         "SELECT page FROM events WHERE page = {{page}}", analyst, {"page": "/home"}, {"page": "text"}
     )
     assert result.rows == [("/home",), ("/home",)]
+
+
+def test_variable_cannot_name_a_table(engine, analyst):
+    with pytest.raises(EngineError) as refused:
+        engine.run("SELECT * FROM {{t}}", analyst, {"t": "salaries"}, {"t": "text"})
+    assert refused.value.code in {"table_not_found", "syntax_error"}
 
 
 def test_attribute_injection_is_bound_as_a_value(engine):

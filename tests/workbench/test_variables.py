@@ -69,13 +69,19 @@ def test_optional_clause_is_kept_only_with_all_its_values():
         ("SELECT [[ [[ {{a}} ]] ]]", {"a": "text"}, {"a": "x"}),
         ("SELECT [[ {{a}}", {"a": "text"}, {"a": "x"}),
         ("SELECT {{a", {"a": "text"}, {"a": "x"}),
-        ("SELECT 1 ]]", {}, {}),
+        ("SELECT {{a}} ]] [[ {{a}}", {"a": "text"}, {"a": "x"}),
     ],
 )
 def test_malformed_templates_are_refused(sql, declarations, values):
     with pytest.raises(EngineError) as refused:
         bind_variables(sql, declarations, values)
     assert refused.value.code == "variable_error"
+
+
+def test_nested_lists_are_not_optional_clauses(engine, analyst):
+    sql = "SELECT [[1, 2], [3]] AS nested, [x * 2 FOR x IN [1, 2]] AS doubled"
+    assert bind_variables(sql).sql == sql
+    assert engine.run(sql, analyst).rows == [([[1, 2], [3]], [2, 4])]
 
 
 def test_markers_inside_strings_and_comments_are_text():

@@ -40,7 +40,8 @@ _ALLOWED_NODES: tuple[type[exp.Expression], ...] = (
     exp.Filter, exp.Lateral, exp.Pivot, exp.PivotAlias, exp.TableSample, exp.Kwarg,
     exp.GroupingSets, exp.Cube, exp.Rollup, exp.ColumnDef, exp.Collate, exp.Any, exp.All,
     exp.Exists, exp.IgnoreNulls, exp.RespectNulls, exp.HavingMax, exp.RawString, exp.ByteString,
-    exp.JSONPath, exp.JSONPathPart, exp.WithinGroup,
+    exp.JSONPath, exp.JSONPathPart, exp.WithinGroup, exp.AtTimeZone, exp.LimitOptions,
+    exp.Comprehension,
 )
 _ALLOWED_BASES: tuple[type[exp.Expression], ...] = (exp.Func, exp.Binary, exp.Unary, exp.Predicate)
 
@@ -72,6 +73,8 @@ def _check_node(node: exp.Expression, parameters: set[str]) -> None:
         _check_table(node)
         return
     if isinstance(node, exp.Anonymous):
+        if isinstance(node.parent, exp.Table) and node.arg_key == "this":
+            return  # a table function: _check_table decided
         if not is_allowed_function(str(node.name)):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {str(node.name)!r} is not allowed.")
         return

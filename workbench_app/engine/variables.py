@@ -11,7 +11,9 @@ statement. The nonce is random per call, so a user cannot write a parameter
 name of their own that happens to match one of ours.
 
 Placeholders inside string literals, quoted identifiers and comments are left
-alone: ``'{{x}}'`` is the literal text ``{{x}}``.
+alone: ``'{{x}}'`` is the literal text ``{{x}}``. ``[[`` opens an optional
+clause only when a variable follows before the next ``]]``, so nested list
+literals such as ``[[1, 2], [3]]`` and list comprehensions stay plain SQL.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def _scan(sql: str) -> list[_Piece]:
     pieces: list[_Piece] = []
     buffer: list[str] = []
     i, n = 0, len(sql)
+    depth = 0
 
     def flush() -> None:
         if buffer:
@@ -93,19 +96,37 @@ def _scan(sql: str) -> list[_Piece]:
             flush()
             pieces.append(_Piece("variable", sql[i + 2 : end].strip()))
             i = end + 2
-        elif two == "[[":
+        elif two == "[[" and _opens_optional_clause(sql, i):
             flush()
             pieces.append(_Piece("open", two))
+            depth += 1
             i += 2
-        elif two == "]]":
+        elif two == "]]" and depth > 0:
             flush()
             pieces.append(_Piece("close", two))
+            depth -= 1
             i += 2
         else:
             buffer.append(ch)
             i += 1
     flush()
     return pieces
+
+
+def _opens_optional_clause(sql: str, start: int) -> bool:
+    """Whether ``[[`` at ``start`` opens an optional clause rather than a nested list.
+
+    DuckDB writes nested lists as ``[[1, 2], [3]]``, so ``[[`` only opens an
+    optional clause when a variable follows before the next ``]]`` (an
+    optional clause without a variable would be pointless).
+    """
+    end = sql.find("]]", start + 2)
+    body = sql[start + 2 :] if end == -1 else sql[start + 2 : end]
+    if "{{" not in body:
+        return False
+    if end == -1:
+        raise EngineError(VARIABLE_ERROR, "An optional clause [[ is never closed.")
+    return True
 
 
 def _end_of_quoted(sql: str, start: int, quote: str) -> int:
