@@ -212,3 +212,60 @@ def test_mariadb_attached_read_only_through_the_mysql_scanner(source_files, admi
         engine.close()
         writer.execute(f"DROP TABLE maria.test.{table}")
         writer.close()
+
+
+def test_concurrent_statements_and_attach_while_running(source_files, tmp_path, analyst, admin):
+    """One engine serves many threads; swapping in a new catalog does not disturb them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    engine = make_engine(source_files)
+    extra = tmp_path / "late.sqlite"
+    connection = sqlite3.connect(extra)
+    connection.execute("CREATE TABLE t (x INTEGER)")
+    connection.execute("INSERT INTO t VALUES (7)")
+    connection.commit()
+    connection.close()
+
+    def work(index: int):
+        if index == 10:
+            engine.attach_catalog(CatalogSource("late", "sqlite", str(extra)))
+            return "attached"
+        user = analyst if index % 2 else admin
+        return engine.run("SELECT count(*) FROM events", user).rows[0][0]
+
+    try:
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            results = list(pool.map(work, range(40)))
+        assert results[10] == "attached"
+        assert {r for i, r in enumerate(results) if i != 10 and i % 2} == {3}
+        assert {r for i, r in enumerate(results) if i != 10 and not i % 2} == {5}
+        reader = UserContext("x", (GroupPermissions("g", frozenset({"late"})),), {})
+        assert engine.run("SELECT x FROM late.t", reader).rows == [(7,)]
+    finally:
+        engine.close()
+
+
+def test_folder_of_files_becomes_a_catalog(source_files, tmp_path, analyst):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "Campaigns 2026.csv").write_text("campaign,budget\nspring,100\nsummer,250\n")
+    writer = duckdb.connect()
+    writer.execute(f"COPY (SELECT 1 AS id, 'FR' AS country) TO '{folder / 'geo.parquet'}' (FORMAT parquet)")
+    writer.close()
+    (folder / "notes.txt").write_text("not a table")
+    engine = make_engine(source_files)
+    try:
+        engine.attach_catalog(CatalogSource("exports", "files", str(folder)))
+        reader = UserContext("x", (GroupPermissions("g", frozenset({"exports"})),), {})
+        assert engine.run("SELECT sum(budget) FROM exports.campaigns_2026", reader).rows == [(350,)]
+        assert engine.run("SELECT country FROM exports.main.geo", reader).rows == [("FR",)]
+        # The folder is readable through its views only, never by path.
+        with pytest.raises(EngineError) as refused:
+            engine.run(f"SELECT * FROM read_csv('{folder / 'Campaigns 2026.csv'}')", reader)
+        assert refused.value.code == "function_not_allowed"
+        with pytest.raises(EngineError):
+            engine.run("SELECT * FROM exports.campaigns_2026", analyst)  # no rule for this catalog
+        with pytest.raises(duckdb.Error):
+            internal_connection(engine).execute("SELECT * FROM read_csv('/etc/passwd')")
+    finally:
+        engine.close()

@@ -27,6 +27,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import duckdb
@@ -50,7 +51,16 @@ from workbench_app.engine.variables import bind_variables
 
 log = logging.getLogger(__name__)
 
-SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql")
+SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files")
+# Readers of a "files" source (a folder of CSV/Parquet/JSON files), by extension.
+_FILE_READERS = {
+    ".csv": "read_csv",
+    ".tsv": "read_csv",
+    ".parquet": "read_parquet",
+    ".json": "read_json_auto",
+    ".jsonl": "read_json_auto",
+    ".ndjson": "read_json_auto",
+}
 _CATALOG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}\Z")
 # Names DuckDB uses for itself; a source may not take them.
 _RESERVED_CATALOGS = frozenset({"memory", "system", "temp", "main"})
@@ -60,6 +70,7 @@ _SYSTEM_SCHEMAS = {
     "mysql": {"information_schema", "mysql", "performance_schema", "sys"},
     "duckdb": {"information_schema", "pg_catalog"},
     "sqlite": {"information_schema", "pg_catalog"},
+    "files": {"information_schema", "pg_catalog"},
 }
 
 
@@ -67,8 +78,10 @@ _SYSTEM_SCHEMAS = {
 class CatalogSource:
     """A source attached as a catalog.
 
-    ``target`` is a file path (``duckdb``, ``sqlite``) or a connection string
-    (``postgres``: libpq key=value or URI; ``mysql``: ``host=... user=... database=...``).
+    ``target`` is a file path (``duckdb``, ``sqlite``), a folder (``files``: each
+    CSV, TSV, Parquet or JSON file directly in it becomes a table ``<name>.main.<file stem>``)
+    or a connection string (``postgres``: libpq key=value or URI; ``mysql``:
+    ``host=... user=... database=...``).
     It may hold a password: it is never logged nor put in an error message.
     """
 
@@ -145,6 +158,12 @@ class _Generation:
             load_extension(con, extension)
         for source in self.sources:
             _attach(con, source)
+        folders = [source.target for source in self.sources if source.kind == "files"]
+        if folders:
+            # Once external access is off, DuckDB reads files only under these
+            # folders: the views of "files" sources keep working, nothing else does.
+            listed = ", ".join(f"'{_sql_string(str(Path(f).resolve()) + '/')}'" for f in folders)
+            con.execute(f"SET allowed_directories = [{listed}]")
 
     def _read_schema(self) -> SchemaCatalog:
         names = {source.name.lower(): source for source in self.sources}
@@ -181,6 +200,9 @@ def _sql_string(value: str) -> str:
 
 
 def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:
+    if source.kind == "files":
+        _attach_folder(connection, source)
+        return
     options = {"duckdb": "READ_ONLY", "sqlite": "TYPE sqlite, READ_ONLY"}.get(
         source.kind, f"TYPE {source.kind}, READ_ONLY"
     )
@@ -190,6 +212,32 @@ def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> Non
         # The driver's message can echo the connection string: keep only its kind.
         log.warning("attaching catalog %s (%s) failed: %s", source.name, source.kind, type(error).__name__)
         raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}).") from None
+
+
+def _attach_folder(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:
+    """Expose a folder's data files as views of an in-memory catalog named after the source."""
+    folder = Path(source.target).resolve()
+    if not folder.is_dir():
+        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} (files): no such folder.")
+    connection.execute(f'ATTACH \':memory:\' AS "{source.name}"')
+    taken: set[str] = set()
+    for path in sorted(folder.iterdir()):
+        reader = _FILE_READERS.get(path.suffix.lower())
+        if reader is None or not path.is_file():
+            continue
+        table = re.sub(r"[^a-z0-9_]+", "_", path.stem.lower()).strip("_") or "file"
+        if table in taken:
+            continue  # same stem twice (a.csv, a.parquet): the first one wins
+        taken.add(table)
+        try:
+            connection.execute(
+                f'CREATE VIEW "{source.name}".main."{table}" AS '
+                f"SELECT * FROM {reader}('{_sql_string(str(path))}')"
+            )
+            connection.execute(f'SELECT * FROM "{source.name}".main."{table}" LIMIT 0')
+        except duckdb.Error:
+            log.warning("catalog %s: file %s could not be read, skipped", source.name, path.name)
+            connection.execute(f'DROP VIEW IF EXISTS "{source.name}".main."{table}"')
 
 
 class WorkbenchEngine:
