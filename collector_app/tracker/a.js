@@ -1,4 +1,4 @@
-/*! audience tracker */
+// audience tracker
 // Readable source of GET /a.js. render.py replaces the endpoint placeholder and minifies this file
 // with rjsmin, which strips comments and whitespace but renames nothing, so names that repeat are
 // short on purpose (the size budget is 3,000 bytes gzipped). The contract is in README.md.

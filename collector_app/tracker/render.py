@@ -51,7 +51,7 @@ def render_tracker(endpoint_path: str = "/collect") -> bytes:
     if source.count(PLACEHOLDER) != 1:
         raise RuntimeError(f"{SOURCE_PATH} must contain {PLACEHOLDER} exactly once")
     script = source.replace(PLACEHOLDER, json.dumps(endpoint_path))
-    return rjsmin.jsmin(script, keep_bang_comments=True).strip().encode("utf-8") + b"\n"
+    return rjsmin.jsmin(script).strip().encode("utf-8") + b"\n"
 
 
 @functools.lru_cache(maxsize=16)

@@ -439,7 +439,7 @@ class Visit:
 
 
 @pytest.fixture
-def visit(collector, pages, page, request):
+def visit(collector, pages, page):
     """Factory: `visit(mode, **config)` declares a site and returns its `Visit`."""
     def make(mode: str, **config) -> Visit:
         return Visit(collector, pages, page, collector.add_site(mode, **config), mode)

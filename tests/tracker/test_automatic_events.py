@@ -183,7 +183,8 @@ def test_zone_visibility_time(visit, mode):
     zones = {e["props"]["zone"]: e for e in reports}
     assert len(reports) == len(zones) == 2  # once each: ghost never shown, footer never reached, broken ignored
     assert set(zones) == {"hero", "promo"}
-    assert 400 <= zones["hero"]["props"]["visible_ms"] <= scrolled - start + 100
+    # The hero counted from the first frame (time origin 0) until scrolled away, not after.
+    assert 400 <= zones["hero"]["props"]["visible_ms"] <= scrolled + 200
     assert 300 <= zones["promo"]["props"]["visible_ms"] <= ended - scrolled + 1000
     assert all(z["page_id"] == view["page_id"] and z["url"] == view["url"] for z in zones.values())
     v.check_identity()
@@ -240,3 +241,16 @@ def test_hidden_page_flushes_at_once(visit):
     v.page.evaluate("document.getElementById('buy').click()")
     v.set_hidden(True)
     v.wait("click", timeout=0.9)  # sooner than the one-second timer
+
+
+def test_middle_click_on_a_link(visit):
+    v = visit("cookieless")
+    v.open("basic.html")
+    with v.page.context.expect_page():  # opens in a new tab
+        v.page.click("#next", button="middle")
+    (click,) = v.wait("click")
+    assert click["props"]["id"] == "next" and click["props"]["text"] == "Next page"
+    v.page.click("#buy", button="right")  # a context menu is not a click
+    v.page.evaluate("audience.track('marker')")
+    v.wait("marker")
+    assert len(v.events("click")) == 1
