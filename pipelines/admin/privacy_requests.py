@@ -34,7 +34,7 @@ SUBJECT_KINDS = ("user_id", "visitor")
 MAX_SUBJECT_LENGTH = 500
 STATES = ("pending", "running", "done", "failed")
 
-_PUBLIC_COLUMNS = "request_id, site_id, kind, subject_kind, state, requested_by, requested_at, completed_at, result"
+_PUBLIC_COLUMNS = "request_id as id, site_id, kind, subject_kind, state, requested_by, requested_at, completed_at, result"
 
 
 def subject_key(settings: Settings) -> bytes:

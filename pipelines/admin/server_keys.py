@@ -27,7 +27,7 @@ DEFAULT_RATE_LIMIT_PER_MINUTE = 6000
 MAX_RATE_LIMIT_PER_MINUTE = 1_000_000
 MAX_NAME_LENGTH = 200
 
-_PUBLIC_COLUMNS = """key_id, site_id, name, secret_hint, rate_limit_per_minute, created_at,
+_PUBLIC_COLUMNS = """key_id as id, site_id, name, secret_hint, rate_limit_per_minute, created_at,
     last_used_at, revoked_at, case when revoked_at is null then 'active' else 'revoked' end as state"""
 
 
@@ -118,7 +118,7 @@ def create_server_key(conn: psycopg.Connection, site_id: object, *, actor: str, 
                 values (%s, %s, %s, %s, %s) returning {_PUBLIC_COLUMNS}""",
             (site, name, secret_hash(secret), secret[-4:], rate_limit),
         ).fetchone()
-    audit.record(conn, actor, "server_key.created", str(record["key_id"]),
+    audit.record(conn, actor, "server_key.created", str(record["id"]),
                  {"site_id": str(site), "name": name, "rate_limit_per_minute": rate_limit})
     return {**record, "secret": secret}
 

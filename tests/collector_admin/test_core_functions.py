@@ -23,15 +23,15 @@ def test_authenticate_known_unknown_and_revoked_key(db, site_id):
     assert secret.startswith("sk_") and len(secret) == 46
     assert created["secret_hint"] == secret[-4:]
     stored = db.execute("select secret_hash from collect.server_keys where key_id = %s",
-                        (created["key_id"],)).fetchone()[0]
+                        (created["id"],)).fetchone()[0]
     assert bytes(stored) == hashlib.sha256(secret.encode()).digest()
 
     identity = server_keys.authenticate_server_key(db, secret)
-    assert identity == server_keys.ServerKeyIdentity(created["key_id"], site_id, 120, True)
+    assert identity == server_keys.ServerKeyIdentity(created["id"], site_id, 120, True)
     assert server_keys.authenticate_server_key(db, secret + "x") is None
     assert server_keys.authenticate_server_key(db, "not-a-key") is None
 
-    server_keys.revoke_server_key(db, site_id, created["key_id"], actor="test")
+    server_keys.revoke_server_key(db, site_id, created["id"], actor="test")
     assert server_keys.authenticate_server_key(db, secret) is None
 
 
@@ -60,7 +60,7 @@ def test_create_privacy_request_hashes_the_subject_and_audits(db, site_id, setti
                                  (str(request_id),)).fetchone()
     assert action == "privacy_request.created" and "u-42" not in str(details)
     assert privacy_requests.get_request(db, site_id, request_id)["state"] == "pending"
-    assert [r["request_id"] for r in privacy_requests.list_requests(db, site_id)] == [request_id]
+    assert [r["id"] for r in privacy_requests.list_requests(db, site_id)] == [request_id]
     with pytest.raises(InvalidInput):
         privacy_requests.create_request(db, site_id, "delete", "user_id", "u", "t", subject_key=key)
     with pytest.raises(NotFound):

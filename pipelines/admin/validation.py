@@ -1,0 +1,88 @@
+"""Field checks shared by the admin operations: each failure names its field in `details`."""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from pipelines.admin.errors import InvalidInput
+
+IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def require_object(body: Any, what: str = "body") -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InvalidInput(f"the {what} must be a JSON object", {"field": what})
+    return body
+
+
+def reject_unknown(body: dict[str, Any], allowed: Iterable[str], where: str = "") -> None:
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise InvalidInput(f"unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
+                           {"field": where + unknown[0], "unknown": unknown})
+
+
+def text(body: dict[str, Any], field: str, *, required: bool = False, default: str | None = None,
+         min_length: int = 0, max_length: int = 200, where: str = "", strip: bool = True,
+         single_line: bool = True) -> str | None:
+    """A string field (stripped), or `default` when absent and not required. Null counts as absent
+    only for optional fields."""
+    if field not in body or (body[field] is None and not required):
+        if required:
+            raise InvalidInput(f"{field} is required", {"field": where + field})
+        return default
+    value = body[field]
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string", {"field": where + field})
+    if strip:
+        value = value.strip()
+    if single_line and _CONTROL.search(value):
+        raise InvalidInput(f"{field} must not contain control characters", {"field": where + field})
+    if "\x00" in value:
+        raise InvalidInput(f"{field} must not contain NUL characters", {"field": where + field})
+    if not min_length <= len(value) <= max_length:
+        raise InvalidInput(f"{field} must have {min_length} to {max_length} characters", {"field": where + field})
+    return value
+
+
+def identifier(body: dict[str, Any], field: str, *, required: bool = True, where: str = "",
+               pattern: re.Pattern = IDENTIFIER, rule: str = "a lowercase letter, then up to 62 lowercase letters, digits or _") -> str | None:
+    value = text(body, field, required=required, max_length=63, where=where)
+    if value is None:
+        return None
+    if not pattern.match(value):
+        raise InvalidInput(f"{field} must be {rule}", {"field": where + field})
+    return value
+
+
+def boolean(body: dict[str, Any], field: str, *, default: bool | None = None, where: str = "") -> bool | None:
+    if field not in body:
+        return default
+    value = body[field]
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{field} must be true or false", {"field": where + field})
+    return value
+
+
+def integer(body: dict[str, Any], field: str, *, minimum: int, maximum: int, default: int | None = None,
+            where: str = "") -> int | None:
+    if field not in body or body[field] is None:
+        return default
+    value = body[field]
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise InvalidInput(f"{field} must be a whole number from {minimum} to {maximum}", {"field": where + field})
+    return value
+
+
+def choice(body: dict[str, Any], field: str, choices: Iterable[str], *, default: str | None = None,
+           required: bool = False, where: str = "") -> str | None:
+    choices = tuple(choices)
+    if field not in body or (body[field] is None and not required):
+        if required:
+            raise InvalidInput(f"{field} is required", {"field": where + field})
+        return default
+    value = body[field]
+    if value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}", {"field": where + field, "allowed": list(choices)})
+    return value
