@@ -233,6 +233,13 @@ def test_variable_injection_is_bound_as_a_value(engine, analyst):
     assert result.rows == [("/home",), ("/home",)]
 
 
+def test_error_oracle_does_not_see_rows_outside_the_filter(engine, analyst):
+    # If the user's predicate ran on US rows before the row filter, this would fail
+    # with a conversion error and reveal that US rows exist.
+    oracle = "SELECT count(*) FROM events WHERE CASE WHEN region = 'US' THEN CAST('x' AS INT) ELSE 1 END = 1"
+    assert engine.run(oracle, analyst).rows == [(3,)]
+
+
 def test_variable_cannot_name_a_table(engine, analyst):
     with pytest.raises(EngineError) as refused:
         engine.run("SELECT * FROM {{t}}", analyst, {"t": "salaries"}, {"t": "text"})

@@ -441,4 +441,16 @@ def _engine_error(error: duckdb.Error, timed_out: bool) -> EngineError:
             return EngineError(FUNCTION_NOT_ALLOWED, "This function is not allowed.")
         return EngineError(TABLE_NOT_FOUND, "Table not found.")
     text = re.sub(r'"?wbp_[0-9a-f]+_\w+"?', "?", text)
-    return EngineError(QUERY_FAILED, text or "The query failed.")
+    return EngineError(QUERY_FAILED, _without_values(text) or "The query failed.")
+
+
+def _without_values(message: str) -> str:
+    """Drop data values from a runtime error message.
+
+    DuckDB quotes the offending value ("Could not convert string 'x' to
+    INT32"). That value may come from a row the user's row filter excludes,
+    since DuckDB has no security barrier to stop a user's predicate from
+    being evaluated before the filter: so values never reach the user.
+    """
+    message = re.sub(r"'(?:[^']|'')*'", "'…'", message)
+    return re.sub(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", "…", message)
