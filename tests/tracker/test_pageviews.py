@@ -103,13 +103,15 @@ def test_spa_navigations(visit, mode):
     assert depth["page_id"] == home["page_id"] and depth["url"] == home["url"]
 
     page.evaluate("history.pushState({}, '', '#reviews')")  # hash only: same page view
+    page.evaluate("location.hash = 'top'")  # a fragment navigation fires popstate: same page view
     page.evaluate("history.replaceState({}, '', location.href)")  # same URL: nothing
     page.evaluate("history.replaceState({}, '', 'products?sort=name')")  # new query: a page view
     by_name = v.wait("pageview", where=lambda e: e["url"].endswith("?sort=name"))[0]
     assert by_name["referrer"] == products["url"]  # the previous page view's URL, hash excluded
 
-    page.go_back()  # popstate: back to ?sort=price (the hash entry was replaced by ?sort=name)
-    back = v.wait("pageview", count=2, where=lambda e: e["url"].endswith("/products?sort=price"))[-1]
+    # History: spa.html, ?sort=price, ?sort=price#reviews, ?sort=name (it replaced #top).
+    page.go_back()  # popstate to ?sort=price#reviews: a new page view, its URL with the hash
+    back = v.wait("pageview", where=lambda e: e["url"].endswith("/products?sort=price#reviews"))[0]
     assert back["referrer"] == v.url("products?sort=name")
 
     page.evaluate("audience.pageview()")  # manual page view: always sent
@@ -131,3 +133,18 @@ def test_unknown_site_config_still_counts_cookieless(collector, pages, page, mod
     (event,) = collector.wait_events(site, "pageview")
     assert page.context.cookies() == []
     assert all("visitor" not in p for p in collector.payloads(site))
+
+
+def test_page_restored_from_the_back_forward_cache_is_a_new_page_view(visit):
+    """Headless Chromium under automation does not use the back/forward cache (a back navigation
+    reloads), so the restore is emulated with the event a restore fires: pageshow, persisted."""
+    v = visit("cookieless")
+    first = v.open("basic.html")
+    v.page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))")
+    restored = v.wait("pageview", count=2)[1]
+    assert restored["url"] == first["url"] and restored["page_id"] != first["page_id"]
+    assert "referrer" not in restored
+    v.page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', {persisted: false}))")
+    v.page.evaluate("audience.track('marker')")
+    v.wait("marker")
+    assert len(v.events("pageview")) == 2
