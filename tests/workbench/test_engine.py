@@ -14,7 +14,6 @@ from tests.workbench.conftest import make_engine
 from workbench_app.engine import (
     CatalogSource,
     EngineError,
-    EngineSettings,
     GroupPermissions,
     UserContext,
     WorkbenchEngine,

@@ -254,3 +254,14 @@ def test_native_sql_only_without_any_restriction(engine, analyst, admin):
     )
     assert not native_sql_allowed(UserContext("x", (restricted_inside,), {}), "warehouse")
     assert native_sql_allowed(UserContext("x", (restricted_inside, EVERYTHING), {}), "warehouse")
+
+
+def test_describe_table_shows_the_users_view(engine, analyst):
+    info, columns = engine.describe_table(analyst, "events")
+    assert str(info.table) == "warehouse.analytics.events"
+    assert [c.name for c in columns] == ["id", "site_id", "page", "country", "region", "visitor_hash", "revenue"]
+    assert [c.name for c in columns if c.masked] == ["visitor_hash"]
+    for hidden in ("salaries", "crm.api_keys", "read_csv('/etc/passwd')", "nope.nope.nope.nope"):
+        with pytest.raises(EngineError) as refused:
+            engine.describe_table(analyst, hidden)
+        assert refused.value.code in {"table_not_found", "syntax_error"}

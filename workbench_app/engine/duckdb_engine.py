@@ -22,8 +22,10 @@ the last of them ends. No worker restart is needed.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,9 +33,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import duckdb
+from sqlglot import exp
 
 from workbench_app.engine.autocomplete import Completion, complete
-from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
+
+from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName, candidate_names
+from workbench_app.engine.dialect import DIALECT
 from workbench_app.engine.errors import (
     CATALOG_ERROR,
     COLUMN_NOT_FOUND,
@@ -45,7 +50,13 @@ from workbench_app.engine.errors import (
     EngineError,
 )
 from workbench_app.engine.offline_extensions import EXTENSION_FOR_SOURCE_KIND, load_extension
-from workbench_app.engine.permissions import UserContext, VisibleColumn, native_sql_allowed, visible_schema
+from workbench_app.engine.permissions import (
+    UserContext,
+    VisibleColumn,
+    native_sql_allowed,
+    table_access,
+    visible_schema,
+)
 from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
 from workbench_app.engine.variables import bind_variables
 
@@ -244,7 +255,13 @@ class WorkbenchEngine:
     """A worker's engine: attach sources, and run users' statements under their permissions."""
 
     def __init__(self, settings: EngineSettings | None = None, sources: Sequence[CatalogSource] = ()):
-        self.settings = settings or EngineSettings()
+        settings = settings or EngineSettings()
+        if not settings.mask_salt:
+            # An unkeyed hash of an email can be reversed by hashing guesses: fail
+            # closed with a random key (hashes then change when the worker restarts).
+            log.warning("no mask salt configured: hash masks use a random key for this process")
+            settings = dataclasses.replace(settings, mask_salt=secrets.token_hex(32))
+        self.settings = settings
         self._lock = threading.Lock()
         self._generation = _Generation(self.settings, sources)
 
@@ -391,6 +408,29 @@ class WorkbenchEngine:
     def visible_tables(self, user: UserContext) -> list[tuple[TableInfo, list[VisibleColumn]]]:
         """Tables the user may read with the columns that exist for them (for schema browsers)."""
         return visible_schema(user, self.schema)
+
+    def describe_table(self, user: UserContext, name: str) -> tuple[TableInfo, list[VisibleColumn]]:
+        """A table as the user sees it, named as in SQL (``events``, ``crm.customers``...).
+
+        Raises ``table_not_found`` for a table that does not exist or that the user may not read.
+        """
+        try:
+            table = exp.to_table(name, dialect=DIALECT)
+        except Exception:
+            raise EngineError(TABLE_NOT_FOUND, f"Table {name!r} not found.") from None
+        written = [table.args.get("catalog"), table.args.get("db"), table.this]
+        identifiers = [part for part in written if part is not None]
+        if not all(isinstance(part, exp.Identifier) for part in identifiers):
+            raise EngineError(TABLE_NOT_FOUND, f"Table {name!r} not found.")
+        parts = [part.name for part in identifiers]
+        for candidate in candidate_names(parts, self.schema, self.settings.default_catalog, self.settings.default_schema):
+            info = self.schema.get(candidate)
+            if info is None:
+                continue
+            access = table_access(user, info)
+            if access is not None:
+                return info, access.visible_columns()
+        raise EngineError(TABLE_NOT_FOUND, f"Table {name!r} not found.")
 
     def complete(self, sql: str, cursor_position: int, user: UserContext) -> list[Completion]:
         """Autocomplete suggestions at ``cursor_position`` in ``sql`` for ``user``."""

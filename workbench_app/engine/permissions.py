@@ -52,11 +52,11 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from sqlglot import exp
 
-from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
+from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableName
 from workbench_app.engine.dialect import parse_expression
 from workbench_app.engine.duckdb_parse_check import check_expression_functions
 from workbench_app.engine.errors import EngineError
@@ -373,6 +373,3 @@ def rule_problems(rule: TableRule, table: TableInfo) -> list[str]:
             problems.append(f"{label}: {error.message}")
     return problems
 
-
-def columns_by_name(columns: Iterable[ColumnInfo]) -> dict[str, ColumnInfo]:
-    return {column.name.lower(): column for column in columns}
