@@ -36,7 +36,6 @@ import duckdb
 from sqlglot import exp
 
 from workbench_app.engine.autocomplete import Completion, complete
-
 from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName, candidate_names
 from workbench_app.engine.dialect import DIALECT
 from workbench_app.engine.errors import (
