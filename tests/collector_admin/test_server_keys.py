@@ -1,0 +1,76 @@
+"""Server keys through the API: created active with a secret shown once, listed without it,
+revoked in one call (idempotent), every step audited; revoked keys no longer authenticate."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from pipelines.admin.server_keys import authenticate_server_key
+from tests.collector_admin.conftest import assert_error
+
+
+def test_key_lifecycle(client, auth, site, db):
+    base = f"/api/v1/sites/{site['id']}/server-keys"
+    response = client.post(base, headers=auth, json={"name": "backend", "rate_limit_per_minute": 600})
+    assert response.status_code == 201
+    assert response.headers["Cache-Control"] == "no-store"
+    key = response.get_json()
+    secret = key["secret"]
+    assert re.fullmatch(r"sk_[A-Za-z0-9_-]{43}", secret)
+    assert (key["state"], key["name"], key["rate_limit_per_minute"], key["secret_hint"], key["site_id"]) == (
+        "active", "backend", 600, secret[-4:], site["id"])
+    assert key["last_used_at"] is None and key["revoked_at"] is None
+
+    stored = db.execute("select secret_hash from collect.server_keys where key_id = %s", (key["id"],)).fetchone()[0]
+    assert bytes(stored) == hashlib.sha256(secret.encode()).digest()
+
+    listed = client.get(base, headers=auth)
+    assert secret not in listed.get_data(as_text=True)
+    [entry] = listed.get_json()["server_keys"]
+    assert entry["id"] == key["id"] and "secret" not in entry and entry["state"] == "active"
+    assert secret not in client.get(f"{base}/{key['id']}", headers=auth).get_data(as_text=True)
+
+    identity = authenticate_server_key(db, secret)
+    assert str(identity.site_id) == site["id"] and identity.rate_limit_per_minute == 600
+    assert client.get(base, headers=auth).get_json()["server_keys"][0]["last_used_at"] is not None
+
+    revoked = client.delete(f"{base}/{key['id']}", headers=auth)
+    assert revoked.status_code == 200 and revoked.get_json()["state"] == "revoked"
+    assert authenticate_server_key(db, secret) is None
+    again = client.delete(f"{base}/{key['id']}", headers=auth)
+    assert again.status_code == 200 and again.get_json()["revoked_at"] == revoked.get_json()["revoked_at"]
+
+    entries = db.execute("select action, actor, target, details from collect.audit_log "
+                         "where action like 'server_key.%%' order by audit_id").fetchall()
+    assert [(e[0], e[2]) for e in entries] == [("server_key.created", key["id"]), ("server_key.revoked", key["id"])]
+    assert all(e[1].startswith("admin-token:") for e in entries)
+    assert secret not in str(entries)
+    audit_text = str(db.execute("select details from collect.audit_log").fetchall())
+    assert secret not in audit_text and secret[-10:] not in audit_text
+
+
+def test_key_defaults_and_empty_body(client, auth, site):
+    base = f"/api/v1/sites/{site['id']}/server-keys"
+    key = client.post(base, headers=auth).get_json()
+    assert key["rate_limit_per_minute"] == 6000 and key["name"] == ""
+    assert client.post(base, headers=auth, json={}).status_code == 201
+    assert len(client.get(base, headers=auth).get_json()["server_keys"]) == 2
+
+
+def test_invalid_key_requests(client, auth, site, make_site, db):
+    base = f"/api/v1/sites/{site['id']}/server-keys"
+    for body, field in [({"rate_limit_per_minute": 0}, "rate_limit_per_minute"),
+                        ({"rate_limit_per_minute": "10"}, "rate_limit_per_minute"),
+                        ({"rate_limit_per_minute": 10**9}, "rate_limit_per_minute"),
+                        ({"name": 3}, "name"), ({"name": "x" * 201}, "name"), ({"secret": "mine"}, "secret")]:
+        assert assert_error(client.post(base, headers=auth, json=body), 422)["details"]["field"] == field
+    assert_error(client.post(base, headers=auth, json=[]), 422)
+    assert db.execute("select count(*) from collect.server_keys").fetchone()[0] == 0
+
+    # A key is found only under its own site.
+    other = make_site(name="Other")
+    key = client.post(base, headers=auth, json={}).get_json()
+    assert_error(client.delete(f"/api/v1/sites/{other['id']}/server-keys/{key['id']}", headers=auth), 404)
+    assert_error(client.get(f"/api/v1/sites/{other['id']}/server-keys/{key['id']}", headers=auth), 404)
+    assert_error(client.delete(f"{base}/not-a-uuid", headers=auth), 404)
+    assert client.get(f"{base}/{key['id']}", headers=auth).get_json()["state"] == "active"
