@@ -189,7 +189,8 @@ def _visible_cte(table: exp.Table) -> exp.CTE | None:
             if child is with_:
                 # We came up through the WITH list: find which CTE we are in.
                 inside = _enclosing_cte(table, with_)
-                index = ctes.index(inside) if inside in ctes else len(ctes)
+                # Identity, not ==: sqlglot compares trees structurally.
+                index = next((i for i, cte in enumerate(ctes) if cte is inside), len(ctes))
                 visible = ctes[: index + 1] if with_.args.get("recursive") else ctes[:index]
             else:
                 visible = ctes
