@@ -12,6 +12,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["ANALYTICS_SETTINGS"] = settings
+    _add_workbench(app, settings)
 
     @app.get("/healthz")
     def healthz():
@@ -19,3 +20,17 @@ def create_app(settings: Settings | None = None) -> Flask:
         return jsonify(body), status
 
     return app
+
+
+def _add_workbench(app: Flask, settings: Settings) -> None:
+    """The API (/api/v1) and the agent tool server (/mcp) over one set of per-worker services."""
+    from workbench_app.api import register_api
+    from workbench_app.json_encoding import WorkbenchJSONProvider
+    from workbench_app.mcp_server.mount import ToolServerDispatch
+    from workbench_app.services import WorkbenchServices
+
+    services = WorkbenchServices(settings)
+    app.extensions["workbench"] = services
+    app.json = WorkbenchJSONProvider(app)
+    register_api(app)
+    app.wsgi_app = ToolServerDispatch(app.wsgi_app, services)

@@ -1,0 +1,74 @@
+"""The SQL endpoint through HTTP: the warehouse as analytics_reader, permissions of the token owner."""
+from __future__ import annotations
+
+from tests.workbench_api.conftest import Api, create_user_with_token, ok
+
+
+def test_admin_reads_the_warehouse_view_through_the_engine(admin):
+    result = ok(admin.post("/sql", {"sql": "SELECT page, count(*) AS views FROM page_views GROUP BY page ORDER BY page"}))
+    assert result["rows"] == [["/blog", 1], ["/home", 3], ["/pricing", 1]]
+    assert [c["name"] for c in result["columns"]] == ["page", "views"]
+
+
+def test_warehouse_is_read_as_the_reader_role_only(admin):
+    # The table behind the view is outside `analytics`: the reader cannot see it at all.
+    refused = admin.post("/sql", {"sql": "SELECT * FROM warehouse.modeled.page_views"})
+    assert 400 <= refused.status_code < 500
+    assert "permission denied" in refused.get_json()["error"]["message"]
+
+
+def test_restricted_user_gets_row_filter_hidden_and_masked_columns(admin, analyst):
+    _, token = analyst
+    user = Api(admin.client, token)
+    result = ok(user.post("/sql", {"sql": "SELECT * FROM page_views ORDER BY view_id"}))
+    names = [c["name"] for c in result["columns"]]
+    assert "visitor_email" not in names
+    assert [row[names.index("view_id")] for row in result["rows"]] == [1, 2, 5]
+    assert all(row[names.index("country")] not in ("FR", "DE", "ES") for row in result["rows"])
+    hidden = user.post("/sql", {"sql": "SELECT visitor_email FROM page_views"})
+    assert hidden.status_code == 400 and hidden.get_json()["error"]["code"] == "column_not_found"
+
+
+def test_missing_attribute_closes_access(admin, eu_analysts):
+    _, token = create_user_with_token(admin, "noattr@example.org", None, (eu_analysts,))
+    refused = Api(admin.client, token).post("/sql", {"sql": "SELECT count(*) FROM page_views"})
+    assert refused.status_code == 404
+
+
+def test_variables_are_bound_as_values(admin):
+    body = {"sql": "SELECT count(*) AS n FROM page_views WHERE country = {{country}}",
+            "variables": {"country": "US' OR '1'='1"}, "variable_types": {"country": "text"}}
+    assert ok(admin.post("/sql", body))["rows"] == [[0]]
+    body["variables"] = {"country": "US"}
+    assert ok(admin.post("/sql", body))["rows"] == [[2]]
+
+
+def test_statements_that_write_are_refused_with_a_structured_error(admin):
+    for statement in ("DELETE FROM page_views", "ATTACH '/tmp/x.db' AS x", "SELECT 1; SELECT 2",
+                      "SELECT * FROM read_csv('/etc/passwd')"):
+        response = admin.post("/sql", {"sql": statement})
+        assert 400 <= response.status_code < 500, statement
+        assert set(response.get_json()["error"]) == {"code", "message", "details"}
+
+
+def test_format_and_autocomplete_respect_visibility(admin, analyst):
+    formatted = ok(admin.post("/sql/format", {"sql": "select page,count(*) from page_views group by 1"}))
+    assert formatted["sql"].startswith("SELECT")
+    user = Api(admin.client, analyst[1])
+    labels = [s["label"] for s in ok(user.post("/sql/autocomplete", {"sql": "SELECT  FROM page_views", "cursor": 7}))["suggestions"]]
+    assert "page" in labels and "visitor_email" not in labels
+    schema = ok(user.get("/schema"))["tables"]
+    assert [t["table"] for t in schema] == ["page_views"]
+    assert "visitor_email" not in [c["name"] for c in schema[0]["columns"]]
+    assert ok(user.get("/schema/tables/analytics.page_views"))["description"] == "One row per page view"
+
+
+def test_history_records_who_what_and_from_where(admin, analyst):
+    user = Api(admin.client, analyst[1])
+    ok(user.post("/sql", {"sql": "SELECT count(*) FROM page_views"}))
+    user.post("/sql", {"sql": "SELECT visitor_email FROM page_views"})
+    runs = ok(user.get("/history"))["queries"]
+    assert [(r["origin"], r["status"]) for r in runs] == [("api", "refused"), ("api", "ok")]
+    assert runs[1]["row_count"] == 1 and runs[1]["duration_ms"] >= 0
+    everyone = ok(admin.get("/history?all=true"))["queries"]
+    assert {r["user_email"] for r in everyone} == {"analyst@example.org"}

@@ -1,0 +1,1 @@
+"""People of the workbench: local accounts, groups, attributes and API tokens."""

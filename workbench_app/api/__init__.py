@@ -1,0 +1,29 @@
+"""`/api/v1` of the workbench: blueprints per area, bearer API tokens, structured errors."""
+from __future__ import annotations
+
+from flask import Blueprint, Flask
+
+from workbench_app.api import (
+    accounts_routes,
+    content_routes,
+    dashboards_routes,
+    openapi,
+    permissions_routes,
+    query_routes,
+    records_routes,
+    sources_routes,
+)
+from workbench_app.api.authentication import authenticate_request
+from workbench_app.api.errors import register_error_handlers
+
+PREFIX = "/api/v1"
+
+
+def register_api(app: Flask) -> None:
+    api = Blueprint("api_v1", __name__, url_prefix=PREFIX)
+    api.before_request(authenticate_request)
+    for module in (openapi, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
+                   dashboards_routes, records_routes):
+        api.register_blueprint(module.blueprint)
+    app.register_blueprint(api)
+    register_error_handlers(app)

@@ -1,0 +1,105 @@
+"""Accounts: password sign-in for a token, the caller, users (administrators), API tokens."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from workbench_app import input_checks as check
+from workbench_app.accounts import api_tokens, users
+from workbench_app.api.authentication import identity, json_body, require_admin, services
+
+blueprint = Blueprint("accounts", __name__)
+
+
+@blueprint.post("/auth/token")
+def sign_in():
+    """Exchange an e-mail address and password for a new API token (sign-in is audited)."""
+    body = json_body()
+    email = check.text(body, "email", required=True, max_length=400)
+    password = check.text(body, "password", required=True, max_length=1000)
+    name = check.text(body, "name", default="sign-in")
+    with services().transaction() as conn:
+        who = users.sign_in(conn, email, password)
+    # The failed attempt above is committed even though the request is refused.
+    with services().transaction() as conn:
+        record, secret = api_tokens.create_token(conn, who, name)
+    return jsonify({"token": record, "secret": secret}), 201
+
+
+@blueprint.get("/me")
+def me():
+    with services().transaction() as conn:
+        return jsonify(users.get_user(conn, identity().user_id))
+
+
+@blueprint.get("/users")
+def list_users():
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify({"users": users.list_users(conn)})
+
+
+@blueprint.post("/users")
+def create_user():
+    actor = require_admin()
+    body = json_body()
+    with services().transaction() as conn:
+        user = users.create_user(
+            conn, actor, email=check.text(body, "email", required=True, max_length=400),
+            password=check.text(body, "password", max_length=1000),
+            display_name=check.text(body, "display_name", default=""),
+            is_admin=check.boolean(body, "is_admin", default=False),
+            locale=check.one_of(body, "locale", ("en", "fr", "es"), default="en"))
+    return jsonify(user), 201
+
+
+@blueprint.get("/users/<user_id>")
+def get_user(user_id):
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify(users.get_user(conn, check.path_id(user_id, "User")))
+
+
+@blueprint.patch("/users/<user_id>")
+def update_user(user_id):
+    actor = require_admin()
+    body = json_body()
+    changes = {
+        "display_name": check.text(body, "display_name"),
+        "locale": check.one_of(body, "locale", ("en", "fr", "es")),
+        "is_admin": check.boolean(body, "is_admin"),
+        "is_active": check.boolean(body, "is_active"),
+        "password": check.text(body, "password", max_length=1000),
+    }
+    with services().transaction() as conn:
+        return jsonify(users.update_user(conn, actor, check.path_id(user_id, "User"), changes))
+
+
+@blueprint.put("/users/<user_id>/attributes")
+def set_attributes(user_id):
+    actor = require_admin()
+    body = json_body()
+    values = check.mapping(body, "attributes")
+    with services().transaction() as conn:
+        return jsonify({"attributes": users.set_attributes(conn, actor, check.path_id(user_id, "User"), values)})
+
+
+@blueprint.get("/tokens")
+def list_tokens():
+    who = identity()
+    with services().transaction() as conn:
+        return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
+
+
+@blueprint.post("/tokens")
+def create_token():
+    """A new token for the caller; the secret is in this answer only."""
+    body = json_body()
+    with services().transaction() as conn:
+        record, secret = api_tokens.create_token(conn, identity(), check.text(body, "name", default=""))
+    return jsonify({"token": record, "secret": secret}), 201
+
+
+@blueprint.delete("/tokens/<token_id>")
+def revoke_token(token_id):
+    with services().transaction() as conn:
+        return jsonify(api_tokens.revoke_token(conn, identity(), check.path_id(token_id, "Token")))

@@ -1,0 +1,210 @@
+"""Folders, questions, models and metrics."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from workbench_app import input_checks as check
+from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.content import folders, models_metrics, questions
+
+blueprint = Blueprint("content", __name__)
+
+
+# --- folders ---------------------------------------------------------------------------------
+
+
+@blueprint.get("/folders")
+def list_folders():
+    with services().transaction() as conn:
+        return jsonify({"folders": folders.list_folders(conn, identity())})
+
+
+@blueprint.post("/folders")
+def create_folder():
+    body = json_body()
+    name = check.text(body, "name", required=True, allow_empty=False)
+    parent = check.integer(body, "parent_id", minimum=1)
+    with services().transaction() as conn:
+        return jsonify(folders.create_folder(conn, identity(), name, parent)), 201
+
+
+@blueprint.get("/folders/<folder_id>")
+def get_folder(folder_id):
+    with services().transaction() as conn:
+        return jsonify(folders.get_folder(conn, identity(), check.path_id(folder_id, "Folder")))
+
+
+@blueprint.patch("/folders/<folder_id>")
+def rename_folder(folder_id):
+    body = json_body()
+    name = check.text(body, "name", required=True, allow_empty=False)
+    with services().transaction() as conn:
+        return jsonify(folders.rename_folder(conn, identity(), check.path_id(folder_id, "Folder"), name))
+
+
+@blueprint.delete("/folders/<folder_id>")
+def delete_folder(folder_id):
+    with services().transaction() as conn:
+        folders.delete_folder(conn, identity(), check.path_id(folder_id, "Folder"))
+    return "", 204
+
+
+@blueprint.put("/folders/<folder_id>/access/<group_id>")
+def share_folder(folder_id, group_id):
+    """Give a group view or edit access to a shared folder (`{"level": null}` removes it)."""
+    body = json_body()
+    level = check.one_of(body, "level", folders.LEVELS)
+    with services().transaction() as conn:
+        return jsonify(folders.share_folder(conn, identity(), check.path_id(folder_id, "Folder"),
+                                            check.path_id(group_id, "Group"), level))
+
+
+# --- questions -------------------------------------------------------------------------------
+
+
+def _question_fields(body, creating: bool):
+    fields = {
+        "name": check.text(body, "name", required=creating, allow_empty=False),
+        "description": check.text(body, "description", max_length=5000),
+        "folder_id": check.integer(body, "folder_id", minimum=1),
+        "kind": check.one_of(body, "kind", ("sql", "builder")),
+        "sql": check.text(body, "sql", max_length=100_000),
+        "variables": check.mapping(body, "variables") if "variables" in body else None,
+        "visualization": check.mapping(body, "visualization") if "visualization" in body else None,
+    }
+    if "builder" in body:
+        fields["builder"] = body["builder"]
+    return fields
+
+
+@blueprint.get("/questions")
+def list_questions():
+    folder = request.args.get("folder_id")
+    folder_id = check.path_id(folder, "Folder") if folder is not None else None
+    with services().transaction() as conn:
+        return jsonify({"questions": questions.list_questions(conn, identity(), folder_id,
+                                                              (request.args.get("search") or "")[:200] or None)})
+
+
+@blueprint.post("/questions")
+def create_question():
+    fields = _question_fields(json_body(), creating=True)
+    with services().transaction() as conn:
+        return jsonify(questions.create_question(conn, identity(), fields)), 201
+
+
+@blueprint.get("/questions/<question_id>")
+def get_question(question_id):
+    with services().transaction() as conn:
+        return jsonify(questions.get_question(conn, identity(), check.path_id(question_id, "Question")))
+
+
+@blueprint.patch("/questions/<question_id>")
+def update_question(question_id):
+    fields = _question_fields(json_body(), creating=False)
+    with services().transaction() as conn:
+        return jsonify(questions.update_question(conn, identity(), check.path_id(question_id, "Question"), fields))
+
+
+@blueprint.delete("/questions/<question_id>")
+def delete_question(question_id):
+    with services().transaction() as conn:
+        questions.delete_question(conn, identity(), check.path_id(question_id, "Question"))
+    return "", 204
+
+
+@blueprint.post("/questions/<question_id>/run")
+def run_question(question_id):
+    """Run a saved question under the token owner's rights; body `{}` or `{"variables": {...}}`."""
+    body = json_body()
+    variables = check.mapping(body, "variables")
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
+                                          origin="api", variables=variables, row_limit=row_limit))
+
+
+# --- models and metrics ----------------------------------------------------------------------
+
+
+def _model_sql(body, required):
+    sql = check.text(body, "sql", required=required, allow_empty=False, max_length=100_000)
+    return sql.strip().rstrip(";").strip() if sql else sql
+
+
+@blueprint.get("/models")
+def list_models():
+    with services().transaction() as conn:
+        return jsonify({"models": models_metrics.list_models(conn, identity())})
+
+
+@blueprint.post("/models")
+def create_model():
+    body = json_body()
+    with services().transaction() as conn:
+        return jsonify(models_metrics.create_model(
+            conn, identity(), name=check.text(body, "name", required=True, allow_empty=False),
+            sql=_model_sql(body, True), description=check.text(body, "description", default="", max_length=5000),
+            folder_id=check.integer(body, "folder_id", minimum=1))), 201
+
+
+@blueprint.get("/models/<model_id>")
+def get_model(model_id):
+    with services().transaction() as conn:
+        return jsonify(models_metrics.get_model(conn, identity(), check.path_id(model_id, "Model")))
+
+
+@blueprint.patch("/models/<model_id>")
+def update_model(model_id):
+    body = json_body()
+    fields = {"name": check.text(body, "name", allow_empty=False), "sql": _model_sql(body, False),
+              "description": check.text(body, "description", max_length=5000)}
+    with services().transaction() as conn:
+        return jsonify(models_metrics.update_model(conn, identity(), check.path_id(model_id, "Model"), fields))
+
+
+@blueprint.delete("/models/<model_id>")
+def delete_model(model_id):
+    with services().transaction() as conn:
+        models_metrics.delete_model(conn, identity(), check.path_id(model_id, "Model"))
+    return "", 204
+
+
+@blueprint.get("/metrics")
+def list_metrics():
+    with services().transaction() as conn:
+        return jsonify({"metrics": models_metrics.list_metrics(conn, identity())})
+
+
+@blueprint.post("/metrics")
+def create_metric():
+    body = json_body()
+    with services().transaction() as conn:
+        return jsonify(models_metrics.create_metric(
+            conn, identity(), model_id=check.integer(body, "model_id", required=True, minimum=1),
+            name=check.identifier(body, "name", required=True),
+            aggregation=check.one_of(body, "aggregation", models_metrics.AGGREGATIONS, required=True),
+            column=check.text(body, "column", max_length=128, allow_empty=False),
+            dimensions=check.string_list(body, "dimensions", max_items=20, max_length=128),
+            description=check.text(body, "description", default="", max_length=5000))), 201
+
+
+@blueprint.get("/metrics/<metric_id>")
+def get_metric(metric_id):
+    with services().transaction() as conn:
+        return jsonify(models_metrics.get_metric(conn, identity(), check.path_id(metric_id, "Metric")))
+
+
+@blueprint.delete("/metrics/<metric_id>")
+def delete_metric(metric_id):
+    with services().transaction() as conn:
+        models_metrics.delete_metric(conn, identity(), check.path_id(metric_id, "Metric"))
+    return "", 204
+
+
+@blueprint.post("/metrics/<metric_id>/query")
+def query_metric(metric_id):
+    body = json_body()
+    dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),
+                                               dimensions, origin="api", row_limit=row_limit))

@@ -1,0 +1,68 @@
+"""Dashboards: the object model (tabs, cards, filters linked to card fields) and card runs."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from workbench_app import input_checks as check
+from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.content import dashboards
+
+blueprint = Blueprint("dashboards", __name__)
+
+
+def _fields(body, creating):
+    fields = {
+        "name": check.text(body, "name", required=creating, allow_empty=False),
+        "description": check.text(body, "description", max_length=5000),
+        "folder_id": check.integer(body, "folder_id", minimum=1),
+    }
+    if "auto_refresh_seconds" in body:
+        fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400)
+    for part in ("tabs", "cards", "filters"):
+        if part in body:
+            fields[part] = body[part]
+    return fields
+
+
+@blueprint.get("/dashboards")
+def list_dashboards():
+    with services().transaction() as conn:
+        return jsonify({"dashboards": dashboards.list_dashboards(conn, identity())})
+
+
+@blueprint.post("/dashboards")
+def create_dashboard():
+    fields = _fields(json_body(), creating=True)
+    with services().transaction() as conn:
+        return jsonify(dashboards.create_dashboard(conn, identity(), fields)), 201
+
+
+@blueprint.get("/dashboards/<dashboard_id>")
+def get_dashboard(dashboard_id):
+    with services().transaction() as conn:
+        return jsonify(dashboards.get_dashboard(conn, identity(), check.path_id(dashboard_id, "Dashboard")))
+
+
+@blueprint.put("/dashboards/<dashboard_id>")
+def update_dashboard(dashboard_id):
+    """Change a dashboard; `tabs`, `cards` and `filters`, when given, replace the layout whole."""
+    fields = _fields(json_body(), creating=False)
+    with services().transaction() as conn:
+        return jsonify(dashboards.update_dashboard(conn, identity(), check.path_id(dashboard_id, "Dashboard"), fields))
+
+
+@blueprint.delete("/dashboards/<dashboard_id>")
+def delete_dashboard(dashboard_id):
+    with services().transaction() as conn:
+        dashboards.delete_dashboard(conn, identity(), check.path_id(dashboard_id, "Dashboard"))
+    return "", 204
+
+
+@blueprint.post("/dashboards/<dashboard_id>/cards/<card_id>/run")
+def run_card(dashboard_id, card_id):
+    """Run a card with filter values keyed by filter id or name: `{"filters": {"country": "FR"}}`."""
+    body = json_body()
+    return jsonify(dashboards.run_card(services(), identity(), check.path_id(dashboard_id, "Dashboard"),
+                                       check.path_id(card_id, "Card"), check.mapping(body, "filters"),
+                                       origin="api", row_limit=check.integer(body, "row_limit", minimum=1,
+                                                                             maximum=1_000_000)))

@@ -1,0 +1,58 @@
+"""Every failure answers `{"error": {"code", "message", "details"}}`: never HTML, never a bare 500."""
+from __future__ import annotations
+
+import logging
+
+import psycopg
+
+from flask import Flask, jsonify
+from werkzeug.exceptions import HTTPException
+
+from workbench_app.engine import EngineError
+from workbench_app.errors import WorkbenchError
+from workbench_app.query_runner import engine_refusal
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
+
+
+def error_response(error: WorkbenchError):
+    response = jsonify({"error": error.as_dict()})
+    response.status_code = error.status
+    if error.status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="workbench"'
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(WorkbenchError)
+    def handle_refusal(error: WorkbenchError):
+        return error_response(error)
+
+    @app.errorhandler(EngineError)
+    def handle_engine_error(error: EngineError):
+        return error_response(engine_refusal(error))
+
+    @app.errorhandler(psycopg.DataError)
+    def handle_unacceptable_value(error: psycopg.DataError):
+        # A value PostgreSQL cannot store (a NUL character, an out-of-range number): the caller's input.
+        return error_response(WorkbenchError(400, "invalid_input", "A value in the request is not acceptable."))
+
+    @app.errorhandler(psycopg.IntegrityError)
+    def handle_conflict(error: psycopg.IntegrityError):
+        return error_response(WorkbenchError(409, "conflict", "The change conflicts with existing data."))
+
+    @app.errorhandler(HTTPException)
+    def handle_http(error: HTTPException):
+        status = error.code or 500
+        return error_response(WorkbenchError(status, _HTTP_CODES.get(status, "http_error"),
+                                             error.description or error.name))
+
+    @app.errorhandler(Exception)
+    def handle_unexpected(error: Exception):
+        # Logged without the request: its body may hold a password or a token.
+        log.exception("unexpected error in the workbench API")
+        return error_response(WorkbenchError(500, "internal_error",
+                                             "Something went wrong on our side; nothing was changed."))

@@ -1,0 +1,227 @@
+"""The OpenAPI 3.1 description of `/api/v1`, served at `/api/v1/openapi.json`."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify
+
+blueprint = Blueprint("openapi", __name__)
+
+_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+_OBJECT = {"type": "object"}
+_TEXT = {"type": "string", "maxLength": 200}
+_ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
+
+
+def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = None, result: dict | None = None,
+               params: tuple[str, ...] = (), query: dict[str, dict] | None = None, public: bool = False) -> dict:
+    responses: dict[str, Any] = {}
+    if ok == 204:
+        responses["204"] = {"description": "Done"}
+    else:
+        responses[str(ok)] = {"description": "Success",
+                              "content": {"application/json": {"schema": result or _OBJECT}}}
+    for status, meaning in (("400", "Invalid input"), ("401", "Missing, unknown or revoked token"),
+                            ("403", "Not allowed"), ("404", "Not found"), ("409", "Conflict"),
+                            ("503", "Database or source unavailable")):
+        responses[status] = {"description": meaning, "content": {"application/json": {"schema": _ERROR}}}
+    operation: dict[str, Any] = {"summary": summary, "tags": [tag], "responses": responses,
+                                 "operationId": summary.lower().replace(" ", "_").replace("'", "")}
+    parameters = [{"name": name, "in": "path", "required": True, "schema": _ID} for name in params]
+    for name, schema in (query or {}).items():
+        parameters.append({"name": name, "in": "query", "required": False, "schema": schema})
+    if parameters:
+        operation["parameters"] = parameters
+    if body is not None:
+        operation["requestBody"] = body
+    if public:
+        operation["security"] = []
+    return operation
+
+
+_SQL_BODY = _body({"sql": {"type": "string"}, "variables": _OBJECT,
+                   "variable_types": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
+                   "row_limit": {"type": "integer", "minimum": 1}}, ("sql",))
+_QUESTION_BODY = {"name": _TEXT, "description": {"type": "string"}, "folder_id": _ID,
+                  "kind": {"enum": ["sql", "builder"]}, "sql": {"type": "string"},
+                  "variables": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
+                  "builder": _OBJECT, "visualization": _OBJECT}
+_DASHBOARD_BODY = {"name": _TEXT, "description": {"type": "string"}, "folder_id": _ID,
+                   "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
+                   "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
+                   "filters": {"type": "array", "items": _OBJECT}}
+_RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
+                    "row_filter": {"type": ["string", "null"]},
+                    "hidden_columns": {"type": "array", "items": {"type": "string"}},
+                    "masked_columns": {"type": "object", "additionalProperties": _ref("ColumnMask")}},
+                   ("catalog", "schema", "table"))
+_SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files"]},
+                "options": _OBJECT, "password": {"type": "string"}}
+_PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
+
+
+def _paths() -> dict[str, Any]:
+    op = _operation
+    return {
+        "/auth/token": {"post": op("Sign in for a token", "accounts", ok=201, public=True, result=_ref("NewToken"),
+                                   body=_body({"email": {"type": "string"}, "password": {"type": "string"},
+                                               "name": _TEXT}, ("email", "password")))},
+        "/me": {"get": op("Get the caller", "accounts", result=_ref("User"))},
+        "/users": {"get": op("List users", "accounts"),
+                   "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=_body(
+                       {"email": {"type": "string"}, "password": {"type": "string"}, "display_name": _TEXT,
+                        "is_admin": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}}, ("email",)))},
+        "/users/{user_id}": {"get": op("Get a user", "accounts", params=("user_id",), result=_ref("User")),
+                             "patch": op("Update a user", "accounts", params=("user_id",), body=_body(
+                                 {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]},
+                                  "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
+                                  "password": {"type": "string"}}))},
+        "/users/{user_id}/attributes": {"put": op("Set a user's attributes", "accounts", params=("user_id",),
+                                                  body=_body({"attributes": _OBJECT}, ("attributes",)))},
+        "/tokens": {"get": op("List my tokens", "tokens"),
+                    "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
+        "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
+        "/groups": {"get": op("List groups", "permissions"),
+                    "post": op("Create a group", "permissions", ok=201,
+                               body=_body({"name": _TEXT, "description": {"type": "string"}}, ("name",)))},
+        "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
+                               "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
+        "/groups/{group_id}/members/{user_id}": {
+            "put": op("Add a member", "permissions", params=("group_id", "user_id")),
+            "delete": op("Remove a member", "permissions", params=("group_id", "user_id"))},
+        "/groups/{group_id}/permissions": {"get": op("Get a group's permissions", "permissions", params=("group_id",))},
+        "/groups/{group_id}/catalogs": {"put": op("Set a group's catalogs", "permissions", params=("group_id",),
+                                                  body=_body({"catalogs": {"type": "array", "items": {"type": "string"}}},
+                                                             ("catalogs",)))},
+        "/groups/{group_id}/rules": {"post": op("Set a table rule", "permissions", ok=201, params=("group_id",),
+                                                body=_RULE_BODY)},
+        "/groups/{group_id}/rules/{rule_id}": {"delete": op("Delete a table rule", "permissions", ok=204,
+                                                            params=("group_id", "rule_id"))},
+        "/sources": {"get": op("List sources", "sources"),
+                     "post": op("Connect a source", "sources", ok=201, body=_body(_SOURCE_BODY, ("name", "kind")))},
+        "/sources/refresh": {"post": op("Refresh sources", "sources")},
+        "/sources/{source_id}": {"get": op("Get a source", "sources", params=("source_id",)),
+                                 "patch": op("Update a source", "sources", params=("source_id",), body=_body(
+                                     {"options": _OBJECT, "password": {"type": "string"},
+                                      "clear_password": {"type": "boolean"}})),
+                                 "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
+        "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
+        "/sql/format": {"post": op("Format SQL", "sql", body=_body({"sql": {"type": "string"}}, ("sql",)))},
+        "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", body=_body(
+            {"sql": {"type": "string"}, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
+        "/datasources": {"get": op("List datasources", "schema")},
+        "/schema": {"get": op("Browse the schema", "schema", query={"catalog": _TEXT, "search": _TEXT})},
+        "/schema/tables/{name}": {"get": {**op("Describe a table", "schema"), "parameters": [
+            {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
+        "/folders": {"get": op("List folders", "folders"),
+                     "post": op("Create a folder", "folders", ok=201,
+                                body=_body({"name": _TEXT, "parent_id": _ID}, ("name",)))},
+        "/folders/{folder_id}": {"get": op("Get a folder", "folders", params=("folder_id",)),
+                                 "patch": op("Rename a folder", "folders", params=("folder_id",),
+                                             body=_body({"name": _TEXT}, ("name",))),
+                                 "delete": op("Delete a folder", "folders", ok=204, params=("folder_id",))},
+        "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
+                                                             params=("folder_id", "group_id"),
+                                                             body=_body({"level": {"enum": ["view", "edit", None]}}))},
+        "/questions": {"get": op("List questions", "questions", query={"folder_id": _ID, "search": _TEXT}),
+                       "post": op("Create a question", "questions", ok=201, result=_ref("Question"),
+                                  body=_body(_QUESTION_BODY, ("name",)))},
+        "/questions/{question_id}": {"get": op("Get a question", "questions", params=("question_id",),
+                                               result=_ref("Question")),
+                                     "patch": op("Update a question", "questions", params=("question_id",),
+                                                 body=_body(_QUESTION_BODY)),
+                                     "delete": op("Delete a question", "questions", ok=204, params=("question_id",))},
+        "/questions/{question_id}/run": {"post": op("Run a question", "questions", params=("question_id",),
+                                                    result=_ref("Result"),
+                                                    body=_body({"variables": _OBJECT,
+                                                                "row_limit": {"type": "integer", "minimum": 1}}))},
+        "/models": {"get": op("List models", "models"),
+                    "post": op("Create a model", "models", ok=201, body=_body(
+                        {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"},
+                         "folder_id": _ID}, ("name", "sql")))},
+        "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",)),
+                               "patch": op("Update a model", "models", params=("model_id",), body=_body(
+                                   {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"}})),
+                               "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
+        "/metrics": {"get": op("List metrics", "models"),
+                     "post": op("Create a metric", "models", ok=201, body=_body(
+                         {"model_id": _ID, "name": _TEXT, "aggregation": {"enum": [
+                             "count", "count_distinct", "sum", "avg", "min", "max"]}, "column": _TEXT,
+                          "dimensions": {"type": "array", "items": {"type": "string"}},
+                          "description": {"type": "string"}}, ("model_id", "name", "aggregation")))},
+        "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",)),
+                                 "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
+        "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
+                                                  result=_ref("Result"), body=_body(
+                                                      {"dimensions": {"type": "array", "items": {"type": "string"}},
+                                                       "row_limit": {"type": "integer", "minimum": 1}}))},
+        "/dashboards": {"get": op("List dashboards", "dashboards"),
+                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
+        "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
+                                       "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
+                                                 body=_body(_DASHBOARD_BODY)),
+                                       "delete": op("Delete a dashboard", "dashboards", ok=204,
+                                                    params=("dashboard_id",))},
+        "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
+            "Run a dashboard card", "dashboards", params=("dashboard_id", "card_id"), result=_ref("Result"),
+            body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}))},
+        "/history": {"get": op("List query history", "records", query={
+            **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
+            "all": {"type": "boolean"}})},
+        "/audit": {"get": op("List the audit log", "records", query={**_PAGE, "action": _TEXT})},
+    }
+
+
+def document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Audience analytics workbench API", "version": "1.0.0",
+                 "description": "Queries, saved content, sources and permissions of the analysis workbench. "
+                                "Every statement runs under the token owner's permissions."},
+        "servers": [{"url": "/api/v1"}],
+        "security": [{"bearer": []}],
+        "paths": _paths(),
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "An API token (`wbt_...`): POST /auth/token or POST /tokens."}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+                    "type": "object", "required": ["code", "message", "details"],
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}},
+                "Result": {"type": "object", "required": ["columns", "rows", "row_count", "truncated"], "properties": {
+                    "columns": {"type": "array", "items": {"type": "object", "properties": {
+                        "name": {"type": "string"}, "type": {"type": "string"}}}},
+                    "rows": {"type": "array", "items": {"type": "array"}},
+                    "row_count": {"type": "integer"}, "truncated": {"type": "boolean"},
+                    "elapsed_ms": {"type": "number"}}},
+                "User": {"type": "object", "properties": {"user_id": {"type": "integer"}, "email": {"type": "string"},
+                                                          "is_admin": {"type": "boolean"}}},
+                "NewToken": {"type": "object", "required": ["token", "secret"],
+                             "properties": {"token": _OBJECT, "secret": {"type": "string"}}},
+                "Question": {"type": "object", "properties": {"question_id": {"type": "integer"},
+                                                              "name": {"type": "string"},
+                                                              "kind": {"enum": ["sql", "builder"]},
+                                                              "sql": {"type": "string"}}},
+                "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
+                    "kind": {"enum": ["null", "hash", "partial", "expression"]},
+                    "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
+                    "expression": {"type": "string"}}},
+            },
+        },
+    }
+
+
+@blueprint.get("/openapi.json")
+def openapi_document():
+    return jsonify(document())

@@ -1,0 +1,100 @@
+"""Groups, memberships and data permissions (administrators only; every change is audited)."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from workbench_app import input_checks as check
+from workbench_app import permission_rules
+from workbench_app.accounts import groups
+from workbench_app.api.authentication import json_body, require_admin, services
+
+blueprint = Blueprint("permissions", __name__)
+
+
+@blueprint.get("/groups")
+def list_groups():
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify({"groups": groups.list_groups(conn)})
+
+
+@blueprint.post("/groups")
+def create_group():
+    actor = require_admin()
+    body = json_body()
+    name = check.text(body, "name", required=True, allow_empty=False)
+    with services().transaction() as conn:
+        return jsonify(groups.create_group(conn, actor, name, check.text(body, "description", default="",
+                                                                          max_length=2000))), 201
+
+
+@blueprint.get("/groups/<group_id>")
+def get_group(group_id):
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify(groups.get_group(conn, check.path_id(group_id, "Group")))
+
+
+@blueprint.delete("/groups/<group_id>")
+def delete_group(group_id):
+    actor = require_admin()
+    with services().transaction() as conn:
+        groups.delete_group(conn, actor, check.path_id(group_id, "Group"))
+    return "", 204
+
+
+@blueprint.put("/groups/<group_id>/members/<user_id>")
+def add_member(group_id, user_id):
+    actor = require_admin()
+    with services().transaction() as conn:
+        return jsonify(groups.add_member(conn, actor, check.path_id(group_id, "Group"), check.path_id(user_id, "User")))
+
+
+@blueprint.delete("/groups/<group_id>/members/<user_id>")
+def remove_member(group_id, user_id):
+    actor = require_admin()
+    with services().transaction() as conn:
+        return jsonify(groups.remove_member(conn, actor, check.path_id(group_id, "Group"),
+                                            check.path_id(user_id, "User")))
+
+
+@blueprint.get("/groups/<group_id>/permissions")
+def group_permissions(group_id):
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify(permission_rules.group_permissions(conn, check.path_id(group_id, "Group")))
+
+
+@blueprint.put("/groups/<group_id>/catalogs")
+def set_catalogs(group_id):
+    actor = require_admin()
+    body = json_body()
+    catalogs = check.string_list(body, "catalogs", max_length=63)
+    with services().transaction() as conn:
+        return jsonify(permission_rules.set_catalog_grants(conn, actor, check.path_id(group_id, "Group"), catalogs))
+
+
+@blueprint.post("/groups/<group_id>/rules")
+def put_rule(group_id):
+    """Create or replace the group's rule for one table."""
+    actor = require_admin()
+    body = json_body()
+    rule = {
+        "catalog": check.text(body, "catalog", required=True, allow_empty=False, max_length=128),
+        "schema": check.text(body, "schema", required=True, allow_empty=False, max_length=128),
+        "table": check.text(body, "table", required=True, allow_empty=False, max_length=128),
+        "access": check.boolean(body, "access", default=True),
+        "row_filter": check.text(body, "row_filter", max_length=4000),
+        "hidden_columns": check.string_list(body, "hidden_columns", max_length=128),
+        "masked_columns": check.mapping(body, "masked_columns"),
+    }
+    with services().transaction() as conn:
+        return jsonify(permission_rules.put_table_rule(conn, actor, check.path_id(group_id, "Group"), rule)), 201
+
+
+@blueprint.delete("/groups/<group_id>/rules/<rule_id>")
+def delete_rule(group_id, rule_id):
+    actor = require_admin()
+    with services().transaction() as conn:
+        permission_rules.delete_table_rule(conn, actor, check.path_id(group_id, "Group"), check.path_id(rule_id, "Rule"))
+    return "", 204

@@ -1,0 +1,78 @@
+"""The SQL endpoint, formatting, autocomplete and the schema as the caller may see it."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from workbench_app import input_checks as check
+from workbench_app import schema_browser
+from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql
+from workbench_app.errors import invalid, not_found
+from workbench_app.query_runner import engine_refusal, open_session, run_for
+
+blueprint = Blueprint("query", __name__)
+MAX_SQL = 100_000
+
+
+def _variables(body):
+    values = check.mapping(body, "variables")
+    types = check.mapping(body, "variable_types")
+    for name, kind in types.items():
+        if kind not in VARIABLE_TYPES:
+            raise invalid(f"variable_types values are {', '.join(VARIABLE_TYPES)}.", field="variable_types")
+    return values, types
+
+
+@blueprint.post("/sql")
+def run_sql():
+    """Run one read statement under the caller's permissions (variables bound as values)."""
+    body = json_body()
+    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
+    values, types = _variables(body)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(run_for(services(), identity(), sql, origin="api", variables=values, variable_types=types,
+                           row_limit=row_limit))
+
+
+@blueprint.post("/sql/format")
+def format_statement():
+    body = json_body()
+    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
+    try:
+        return jsonify({"sql": format_sql(sql)})
+    except EngineError as error:
+        raise engine_refusal(error) from None
+
+
+@blueprint.post("/sql/autocomplete")
+def autocomplete():
+    """Suggestions at a cursor position: only what the caller may see."""
+    body = json_body()
+    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
+    cursor = check.integer(body, "cursor", default=len(sql), minimum=0, maximum=MAX_SQL)
+    session = open_session(services(), identity())
+    suggestions = session.engine.complete(sql, min(cursor, len(sql)), session.user)
+    return jsonify({"suggestions": [{"label": s.label, "kind": s.kind, "detail": s.detail} for s in suggestions]})
+
+
+@blueprint.get("/datasources")
+def datasources():
+    return jsonify({"datasources": schema_browser.datasources(open_session(services(), identity()))})
+
+
+@blueprint.get("/schema")
+def schema():
+    catalog = request.args.get("catalog")
+    search = request.args.get("search")
+    session = open_session(services(), identity())
+    if search:
+        return jsonify({"tables": schema_browser.search(session, search[:200])})
+    return jsonify({"tables": schema_browser.tables(session, catalog)})
+
+
+@blueprint.get("/schema/tables/<path:name>")
+def describe_table(name):
+    table = schema_browser.describe(open_session(services(), identity()), name[:400])
+    if table is None:
+        raise not_found("Table")
+    return jsonify(table)

@@ -1,0 +1,38 @@
+"""Query history (one's own; administrators everyone's) and the audit log (administrators)."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from workbench_app import input_checks as check
+from workbench_app.api.authentication import identity, query_int, require_admin, services
+from workbench_app.records import audit_log, query_history
+
+blueprint = Blueprint("records", __name__)
+
+
+def _before():
+    raw = request.args.get("before")
+    return check.path_id(raw, "Entry") if raw is not None else None
+
+
+@blueprint.get("/history")
+def history():
+    who = identity()
+    everyone = request.args.get("all") in ("1", "true") and who.is_admin
+    origin = request.args.get("origin")
+    if origin is not None and origin not in query_history.ORIGINS:
+        origin = "none"
+    with services().transaction() as conn:
+        runs = query_history.list_runs(conn, user_id=None if everyone else who.user_id, origin=origin,
+                                       limit=query_int("limit", 100), before_id=_before())
+    return jsonify({"queries": runs})
+
+
+@blueprint.get("/audit")
+def audit():
+    require_admin()
+    prefix = (request.args.get("action") or "")[:100] or None
+    with services().transaction() as conn:
+        entries = audit_log.list_entries(conn, action_prefix=prefix, limit=query_int("limit", 100),
+                                         before_id=_before())
+    return jsonify({"entries": entries})

@@ -1,0 +1,1 @@
+"""Saved content: folders, questions, models and metrics, dashboards."""

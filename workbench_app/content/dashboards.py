@@ -1,0 +1,187 @@
+"""Dashboards: tabs, cards (a question or a text block on a grid), filters linked to card fields.
+
+The layout is saved whole (`save_layout`): tabs, cards and filters come with local `key`s so that
+a card can name its tab and a filter the cards and variables (fields) it feeds. Running a card
+maps the dashboard's filter values onto the card question's variables.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from workbench_app.accounts.identity import Identity
+from workbench_app.content import folders, questions
+from workbench_app.errors import invalid, not_found
+from workbench_app.services import WorkbenchServices
+
+_DASHBOARD = "dashboard_id, folder_id, name, description, auto_refresh_seconds, created_by, created_at, updated_at"
+FILTER_TYPES = ("text", "number", "date")
+
+
+def get_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: int, level: str = "view") -> dict[str, Any]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        dashboard = cur.execute(f"select {_DASHBOARD} from dashboards where dashboard_id = %s",
+                                (dashboard_id,)).fetchone()
+        if dashboard is None:
+            raise not_found("Dashboard")
+        folders.require(conn, identity, dashboard["folder_id"], level, "Dashboard")
+        dashboard["tabs"] = cur.execute(
+            "select tab_id, name, position from dashboard_tabs where dashboard_id = %s order by position, tab_id",
+            (dashboard_id,)).fetchall()
+        dashboard["cards"] = cur.execute(
+            """select c.card_id, c.tab_id, c.kind, c.question_id, q.name as question_name, c.text,
+                      c.col, c.row, c.width, c.height
+               from dashboard_cards c left join questions q using (question_id)
+               where c.dashboard_id = %s order by c.tab_id nulls first, c.row, c.col, c.card_id""",
+            (dashboard_id,)).fetchall()
+        filters = cur.execute(
+            "select filter_id, name, type, default_value from dashboard_filters where dashboard_id = %s order by filter_id",
+            (dashboard_id,)).fetchall()
+        for item in filters:
+            item["links"] = cur.execute(
+                "select card_id, variable from dashboard_filter_links where filter_id = %s order by card_id",
+                (item["filter_id"],)).fetchall()
+        dashboard["filters"] = filters
+    return dashboard
+
+
+def list_dashboards(conn: psycopg.Connection, identity: Identity) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(f"select {_DASHBOARD} from dashboards order by dashboard_id").fetchall()
+    return [row for row in rows if folders.access_level(conn, identity, row["folder_id"]) is not None]
+
+
+def create_dashboard(conn: psycopg.Connection, identity: Identity, fields: dict[str, Any]) -> dict[str, Any]:
+    folder_id = fields.get("folder_id") or folders.personal_folder(conn, identity)
+    folders.require(conn, identity, folder_id, "edit")
+    dashboard_id = conn.execute(
+        """insert into dashboards (folder_id, name, description, auto_refresh_seconds, created_by)
+           values (%s, %s, %s, %s, %s) returning dashboard_id""",
+        (folder_id, fields["name"], fields.get("description") or "", fields.get("auto_refresh_seconds"),
+         identity.user_id)).fetchone()[0]
+    if any(fields.get(part) for part in ("tabs", "cards", "filters")):
+        save_layout(conn, identity, dashboard_id, fields)
+    return get_dashboard(conn, identity, dashboard_id)
+
+
+def update_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: int, fields: dict[str, Any]) -> dict[str, Any]:
+    current = get_dashboard(conn, identity, dashboard_id, "edit")
+    folder_id = fields.get("folder_id") or current["folder_id"]
+    if folder_id != current["folder_id"]:
+        folders.require(conn, identity, folder_id, "edit")
+    conn.execute(
+        """update dashboards set folder_id = %s, name = %s, description = %s, auto_refresh_seconds = %s,
+                  updated_at = now() where dashboard_id = %s""",
+        (folder_id, fields.get("name") or current["name"],
+         fields["description"] if fields.get("description") is not None else current["description"],
+         fields["auto_refresh_seconds"] if "auto_refresh_seconds" in fields else current["auto_refresh_seconds"],
+         dashboard_id))
+    if any(part in fields for part in ("tabs", "cards", "filters")):
+        save_layout(conn, identity, dashboard_id, fields)
+    return get_dashboard(conn, identity, dashboard_id)
+
+
+def delete_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: int) -> None:
+    get_dashboard(conn, identity, dashboard_id, "edit")
+    conn.execute("delete from dashboards where dashboard_id = %s", (dashboard_id,))
+
+
+def _key(item: dict[str, Any], index: int) -> str:
+    key = item.get("key", str(index))
+    if not isinstance(key, (str, int)) or isinstance(key, bool):
+        raise invalid("key must be a string or a number.")
+    return str(key)
+
+
+def _grid(card: dict[str, Any], name: str, default: int, minimum: int) -> int:
+    value = card.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= 1000:
+        raise invalid(f"card {name} must be a whole number from {minimum} to 1000.", field=name)
+    return value
+
+
+def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int, layout: dict[str, Any]) -> None:
+    """Replace tabs, cards and filters at once (keys link them within the request)."""
+    tabs, cards, filters = (layout.get(part) or [] for part in ("tabs", "cards", "filters"))
+    if not all(isinstance(part, list) and len(part) <= 200 and all(isinstance(i, dict) for i in part)
+               for part in (tabs, cards, filters)):
+        raise invalid("tabs, cards and filters must be lists of objects (at most 200 each).")
+    conn.execute("delete from dashboard_tabs where dashboard_id = %s", (dashboard_id,))
+    conn.execute("delete from dashboard_cards where dashboard_id = %s", (dashboard_id,))
+    conn.execute("delete from dashboard_filters where dashboard_id = %s", (dashboard_id,))
+    tab_ids: dict[str, int] = {}
+    for index, tab in enumerate(tabs):
+        name = tab.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            raise invalid("Each tab needs a name.", field="tabs")
+        tab_ids[_key(tab, index)] = conn.execute(
+            "insert into dashboard_tabs (dashboard_id, name, position) values (%s, %s, %s) returning tab_id",
+            (dashboard_id, name, index)).fetchone()[0]
+    card_ids: dict[str, tuple[int, dict[str, str]]] = {}
+    for index, card in enumerate(cards):
+        kind = card.get("kind", "question" if card.get("question_id") is not None else "text")
+        tab = card.get("tab")
+        if tab is not None and str(tab) not in tab_ids:
+            raise invalid("A card names a tab that is not in tabs.", field="cards")
+        question_id, text, variables = None, None, {}
+        if kind == "question":
+            question_id = card.get("question_id")
+            if isinstance(question_id, bool) or not isinstance(question_id, int):
+                raise invalid("A question card needs question_id.", field="cards")
+            variables = questions.get_question(conn, identity, question_id)["variables"]
+        elif kind == "text":
+            text = card.get("text", "")
+            if not isinstance(text, str) or len(text) > 20_000:
+                raise invalid("A text card's text must be a string.", field="cards")
+        else:
+            raise invalid("A card is of kind question or text.", field="cards")
+        card_id = conn.execute(
+            """insert into dashboard_cards (dashboard_id, tab_id, kind, question_id, text, col, row, width, height)
+               values (%s, %s, %s, %s, %s, %s, %s, %s, %s) returning card_id""",
+            (dashboard_id, tab_ids.get(str(tab)) if tab is not None else None, kind, question_id, text,
+             _grid(card, "col", 0, 0), _grid(card, "row", 0, 0), _grid(card, "width", 6, 1),
+             _grid(card, "height", 4, 1))).fetchone()[0]
+        card_ids[_key(card, index)] = (card_id, variables)
+    for item in filters:
+        name, kind = item.get("name"), item.get("type", "text")
+        if not isinstance(name, str) or not name.strip() or len(name) > 200 or kind not in FILTER_TYPES:
+            raise invalid("Each filter needs a name and a type among text, number, date.", field="filters")
+        filter_id = conn.execute(
+            "insert into dashboard_filters (dashboard_id, name, type, default_value) values (%s, %s, %s, %s) "
+            "returning filter_id", (dashboard_id, name, kind, Jsonb(item.get("default")))).fetchone()[0]
+        links = item.get("links") or []
+        if not isinstance(links, list):
+            raise invalid("filter links must be a list.", field="filters")
+        for link in links:
+            if not isinstance(link, dict) or str(link.get("card")) not in card_ids:
+                raise invalid("A filter link names a card that is not in cards.", field="filters")
+            card_id, variables = card_ids[str(link["card"])]
+            variable = link.get("variable")
+            if variable not in variables:
+                raise invalid("A filter is linked to a field the card's question does not have.",
+                              field="filters", variable=variable)
+            conn.execute("insert into dashboard_filter_links (filter_id, card_id, variable) values (%s, %s, %s) "
+                         "on conflict do nothing", (filter_id, card_id, variable))
+
+
+def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int, card_id: int,
+             filter_values: dict[str, Any], *, origin: str, row_limit: int | None = None) -> dict[str, Any]:
+    """Run one question card with the dashboard's filter values (by filter id or name)."""
+    with services.transaction() as conn:
+        dashboard = get_dashboard(conn, identity, dashboard_id)
+    card = next((c for c in dashboard["cards"] if c["card_id"] == card_id), None)
+    if card is None or card["kind"] != "question":
+        raise not_found("Card")
+    variables: dict[str, Any] = {}
+    for item in dashboard["filters"]:
+        value = filter_values.get(str(item["filter_id"]), filter_values.get(item["name"], item["default_value"]))
+        for link in item["links"]:
+            if link["card_id"] == card_id and value is not None:
+                variables[link["variable"]] = value
+    result = questions.run_question(services, identity, card["question_id"], origin=origin,
+                                    variables=variables, row_limit=row_limit)
+    result["card_id"] = card_id
+    return result

@@ -1,0 +1,139 @@
+"""Saved questions: SQL with typed `{{variables}}`, or a builder definition compiled to SQL.
+
+A question has its folder's access; running it needs view access, and its statement runs under
+the runner's own data permissions (never its author's).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from workbench_app.accounts.identity import Identity
+from workbench_app.content import builder, folders
+from workbench_app.engine import VARIABLE_TYPES, EngineError, variable_names
+from workbench_app.errors import invalid, not_found
+from workbench_app.query_runner import run_for
+from workbench_app.services import WorkbenchServices
+
+_COLUMNS = """question_id, folder_id, name, description, kind, builder, sql_text as sql, variables, visualization,
+              created_by, created_at, updated_at"""
+
+
+def check_variables(sql: str, declared: Any) -> dict[str, str]:
+    """Declared variable types, checked against the `{{names}}` the SQL uses."""
+    if not isinstance(declared, dict) or not all(
+            isinstance(name, str) and kind in VARIABLE_TYPES for name, kind in declared.items()):
+        raise invalid(f"variables maps each name to one of {', '.join(VARIABLE_TYPES)}.", field="variables")
+    try:
+        used = variable_names(sql)
+    except EngineError as error:
+        raise invalid(error.message, field="sql") from None
+    missing = [name for name in used if name not in declared]
+    if missing:
+        raise invalid(f"Declare the type of: {', '.join(missing)}.", field="variables", missing=missing)
+    return dict(declared)
+
+
+def _definition(fields: dict[str, Any]) -> tuple[str, str, Any, dict[str, str]]:
+    kind = fields.get("kind") or ("builder" if fields.get("builder") is not None else "sql")
+    if kind == "builder":
+        sql, types, _ = builder.compile_definition(fields.get("builder"))
+        return kind, sql, fields["builder"], types
+    sql = fields.get("sql")
+    if not isinstance(sql, str) or not sql.strip() or len(sql) > 100_000:
+        raise invalid("sql is required for a SQL question (at most 100,000 characters).", field="sql")
+    return kind, sql, None, check_variables(sql, fields.get("variables") or {})
+
+
+def get_question(conn: psycopg.Connection, identity: Identity, question_id: int, level: str = "view") -> dict[str, Any]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        question = cur.execute(f"select {_COLUMNS} from questions where question_id = %s", (question_id,)).fetchone()
+    if question is None:
+        raise not_found("Question")
+    folders.require(conn, identity, question["folder_id"], level, "Question")
+    return question
+
+
+def list_questions(conn: psycopg.Connection, identity: Identity, folder_id: int | None = None,
+                   search: str | None = None) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"""select {_COLUMNS} from questions
+                where (%(folder)s::bigint is null or folder_id = %(folder)s)
+                  and (%(search)s::text is null or name ilike '%%' || %(search)s || '%%'
+                       or description ilike '%%' || %(search)s || '%%')
+                order by question_id""",
+            {"folder": folder_id, "search": search},
+        ).fetchall()
+    levels: dict[int, str | None] = {}
+    visible = []
+    for row in rows:
+        if row["folder_id"] not in levels:
+            levels[row["folder_id"]] = folders.access_level(conn, identity, row["folder_id"])
+        if levels[row["folder_id"]] is not None:
+            visible.append(row)
+    return visible
+
+
+def create_question(conn: psycopg.Connection, identity: Identity, fields: dict[str, Any]) -> dict[str, Any]:
+    folder_id = fields.get("folder_id") or folders.personal_folder(conn, identity)
+    folders.require(conn, identity, folder_id, "edit")
+    kind, sql, definition, variables = _definition(fields)
+    question_id = conn.execute(
+        """insert into questions (folder_id, name, description, kind, builder, sql_text, variables, visualization, created_by)
+           values (%s, %s, %s, %s, %s, %s, %s, %s, %s) returning question_id""",
+        (folder_id, fields["name"], fields.get("description") or "", kind,
+         Jsonb(definition) if definition is not None else None, sql, Jsonb(variables),
+         Jsonb(fields.get("visualization") or {}), identity.user_id),
+    ).fetchone()[0]
+    return get_question(conn, identity, question_id)
+
+
+def update_question(conn: psycopg.Connection, identity: Identity, question_id: int, fields: dict[str, Any]) -> dict[str, Any]:
+    current = get_question(conn, identity, question_id, "edit")
+    if fields.get("folder_id") is not None and fields["folder_id"] != current["folder_id"]:
+        folders.require(conn, identity, fields["folder_id"], "edit")
+    merged = {
+        "kind": fields.get("kind") or current["kind"],
+        "builder": fields["builder"] if "builder" in fields else current["builder"],
+        "sql": fields.get("sql") if fields.get("sql") is not None else current["sql"],
+        "variables": fields["variables"] if fields.get("variables") is not None else current["variables"],
+    }
+    if merged["kind"] == "sql" and fields.get("kind") == "sql":
+        merged["builder"] = None
+    kind, sql, definition, variables = _definition(merged)
+    conn.execute(
+        """update questions set folder_id = %s, name = %s, description = %s, kind = %s, builder = %s, sql_text = %s,
+                  variables = %s, visualization = %s, updated_at = now() where question_id = %s""",
+        (fields.get("folder_id") or current["folder_id"], fields.get("name") or current["name"],
+         fields["description"] if fields.get("description") is not None else current["description"], kind,
+         Jsonb(definition) if definition is not None else None, sql, Jsonb(variables),
+         Jsonb(fields["visualization"] if fields.get("visualization") is not None else current["visualization"]),
+         question_id),
+    )
+    return get_question(conn, identity, question_id)
+
+
+def delete_question(conn: psycopg.Connection, identity: Identity, question_id: int) -> None:
+    get_question(conn, identity, question_id, "edit")
+    conn.execute("delete from questions where question_id = %s", (question_id,))
+
+
+def run_question(services: WorkbenchServices, identity: Identity, question_id: int, *, origin: str,
+                 variables: dict[str, Any] | None = None, row_limit: int | None = None) -> dict[str, Any]:
+    """Run a saved question under `identity`'s own rights."""
+    with services.transaction() as conn:
+        question = get_question(conn, identity, question_id)
+    if question["kind"] == "builder":
+        sql, types, values = builder.compile_definition(question["builder"])
+        if variables:
+            raise invalid("A builder question takes no variables.", field="variables")
+    else:
+        sql, types, values = question["sql"], question["variables"], variables or {}
+    result = run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
+                     row_limit=row_limit, question_id=question_id)
+    result["question_id"] = question_id
+    return result

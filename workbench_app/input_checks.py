@@ -1,0 +1,103 @@
+"""Checks of request fields at the edge: each returns the value or raises a 400 `invalid_input`."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from workbench_app.errors import invalid, not_found
+
+MAX_ID = 2**63 - 1
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MISSING = object()
+
+
+def body_object(body: Any) -> dict[str, Any]:
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise invalid("The request body must be a JSON object.")
+    return body
+
+
+def text(body: dict, name: str, *, required: bool = False, default: str | None = None, max_length: int = 200,
+         allow_empty: bool = True) -> str | None:
+    value = body.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        if required:
+            raise invalid(f"{name} is required.", field=name)
+        return default
+    if not isinstance(value, str):
+        raise invalid(f"{name} must be a string.", field=name)
+    if len(value) > max_length:
+        raise invalid(f"{name} must be at most {max_length} characters.", field=name)
+    if not allow_empty and not value.strip():
+        raise invalid(f"{name} may not be empty.", field=name)
+    if "\x00" in value:
+        raise invalid(f"{name} may not contain NUL characters.", field=name)
+    return value
+
+
+def identifier(body: dict, name: str, *, required: bool = False, default: str | None = None) -> str | None:
+    value = text(body, name, required=required, default=default, max_length=63)
+    if value is not None and not _NAME.match(value):
+        raise invalid(f"{name} must be a name made of letters, digits and underscores.", field=name)
+    return value
+
+
+def boolean(body: dict, name: str, default: bool | None = None) -> bool | None:
+    value = body.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        return default
+    if not isinstance(value, bool):
+        raise invalid(f"{name} must be true or false.", field=name)
+    return value
+
+
+def integer(body: dict, name: str, *, required: bool = False, default: int | None = None,
+            minimum: int = 0, maximum: int = MAX_ID) -> int | None:
+    value = body.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        if required:
+            raise invalid(f"{name} is required.", field=name)
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise invalid(f"{name} must be a whole number between {minimum} and {maximum}.", field=name)
+    return value
+
+
+def string_list(body: dict, name: str, *, max_items: int = 500, max_length: int = 200) -> list[str]:
+    value = body.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        return []
+    if not isinstance(value, list) or len(value) > max_items or not all(
+            isinstance(item, str) and 0 < len(item) <= max_length and "\x00" not in item for item in value):
+        raise invalid(f"{name} must be a list of non-empty strings.", field=name)
+    return value
+
+
+def mapping(body: dict, name: str) -> dict[str, Any]:
+    value = body.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise invalid(f"{name} must be a JSON object.", field=name)
+    return value
+
+
+def one_of(body: dict, name: str, choices: tuple[str, ...], *, required: bool = False,
+           default: str | None = None) -> str | None:
+    value = text(body, name, required=required, default=default)
+    if value is not None and value not in choices:
+        raise invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=list(choices))
+    return value
+
+
+def path_id(value: Any, what: str) -> int:
+    """An id from a URL: anything that is not a positive 64-bit integer is simply not found."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise not_found(what) from None
+    if not 0 < number <= MAX_ID:
+        raise not_found(what)
+    return number

@@ -1,0 +1,101 @@
+"""Running a statement for a person: the one path from every entry point to the engine.
+
+The SQL endpoint, saved questions, dashboards, metrics and the agent tool server all call
+`run_for`, which reads the person's rights fresh, runs the statement through the engine's
+permission rewrite, and records the run in the query history (refusals included).
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import math
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from workbench_app.accounts.identity import Identity
+from workbench_app.engine import EngineError, UserContext, WorkbenchEngine
+from workbench_app.errors import WorkbenchError
+from workbench_app.permission_rules import user_context
+from workbench_app.records import query_history
+from workbench_app.services import WorkbenchServices
+
+_STATUS_FOR_CODE = {"table_not_found": 404, "column_not_found": 400, "query_timeout": 408,
+                    "catalog_error": 503, "memory_limit_exceeded": 413}
+
+
+@dataclass(frozen=True)
+class Session:
+    """An engine and a person's permissions, read together for one request."""
+
+    engine: WorkbenchEngine
+    user: UserContext
+
+
+def open_session(services: WorkbenchServices, identity: Identity) -> Session:
+    with services.transaction() as conn:
+        engine = services.catalogs.current(conn)
+        return Session(engine, user_context(conn, identity, engine.catalogs()))
+
+
+def engine_refusal(error: EngineError) -> WorkbenchError:
+    return WorkbenchError(_STATUS_FOR_CODE.get(error.code, 400), error.code, error.message)
+
+
+def json_value(value: Any) -> Any:
+    """A result cell as JSON: exact decimals as strings only when a float would lose them."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, decimal.Decimal):
+        as_float = float(value)
+        return as_float if decimal.Decimal(repr(as_float)) == value else str(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (list, tuple)):
+        return [json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): json_value(item) for key, item in value.items()}
+    return str(value)
+
+
+def run_for(services: WorkbenchServices, identity: Identity, sql: str, *, origin: str,
+            variables: Mapping[str, Any] | None = None, variable_types: Mapping[str, str] | None = None,
+            row_limit: int | None = None, question_id: int | None = None) -> dict[str, Any]:
+    """Run one statement as `identity`; returns columns, rows and timing, or raises WorkbenchError."""
+    session = open_session(services, identity)
+    started = time.perf_counter()
+    try:
+        result = session.engine.run(sql, session.user, variables=variables, variable_types=variable_types,
+                                    row_limit=row_limit)
+    except EngineError as error:
+        _record(services, identity, origin, sql, started, None,
+                "refused" if error.code not in ("query_failed", "query_timeout", "memory_limit_exceeded",
+                                                "catalog_error") else "failed", error.code, question_id)
+        raise engine_refusal(error) from None
+    _record(services, identity, origin, sql, started, len(result.rows), "ok", None, question_id)
+    return {
+        "columns": [{"name": name, "type": kind} for name, kind in zip(result.columns, result.column_types)],
+        "rows": [[json_value(cell) for cell in row] for row in result.rows],
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+        "elapsed_ms": round(result.elapsed_seconds * 1000, 2),
+    }
+
+
+def _record(services: WorkbenchServices, identity: Identity, origin: str, sql: str, started: float,
+            rows: int | None, status: str, error_code: str | None, question_id: int | None) -> None:
+    # Its own transaction: a refused statement is recorded even though the request fails.
+    with services.transaction() as conn:
+        query_history.record(conn, user_id=identity.user_id, origin=origin, sql_text=sql[:100_000],
+                             duration_ms=round((time.perf_counter() - started) * 1000, 3), row_count=rows,
+                             status=status, error_code=error_code, question_id=question_id)

@@ -1,0 +1,1 @@
+"""Sources: the connections that become catalogs of the engine in every worker."""

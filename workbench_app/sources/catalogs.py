@@ -1,0 +1,54 @@
+"""From a stored source to the engine's CatalogSource (connection string with its password)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg.conninfo
+
+from pipelines.database import bootstrap
+from pipelines.settings import Settings
+from workbench_app.engine import CatalogSource
+from workbench_app.sources import credentials, file_folders
+
+WAREHOUSE_SCHEMA = "analytics"
+
+
+def file_cache_dir(settings: Settings) -> Path:
+    return settings.home / "workbench" / "file-sources"
+
+
+def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
+    """The CatalogSource for a stored source row (raises on an unreadable secret or folder)."""
+    options, kind, name = source["options"], source["kind"], source["name"]
+    password = (credentials.unseal_password(settings, source["source_id"], source["sealed_secret"])
+                if source.get("sealed_secret") else None)
+    if kind == "warehouse":
+        # Read only through the read-only role, whose password is derived from the server secret.
+        reader_url = bootstrap.database_urls(settings).reader
+        return CatalogSource(name, "postgres", psycopg.conninfo.make_conninfo(reader_url),
+                             default_schema=options.get("default_schema") or WAREHOUSE_SCHEMA)
+    if kind == "postgres":
+        params = {"host": options["host"], "dbname": options["database"], "user": options["user"]}
+        if options.get("port"):
+            params["port"] = str(options["port"])
+        if options.get("sslmode"):
+            params["sslmode"] = options["sslmode"]
+        if password:
+            params["password"] = password
+        return CatalogSource(name, "postgres", psycopg.conninfo.make_conninfo(**params),
+                             default_schema=options.get("default_schema"))
+    if kind == "mysql":
+        parts = [f"host={options['host']}", f"user={options['user']}", f"database={options['database']}"]
+        if options.get("port"):
+            parts.append(f"port={options['port']}")
+        if password:
+            parts.append(f"password={password}")
+        return CatalogSource(name, "mysql", " ".join(parts),
+                             default_schema=options.get("default_schema") or options["database"])
+    if kind in ("sqlite", "duckdb"):
+        return CatalogSource(name, kind, options["path"], default_schema=options.get("default_schema"))
+    if kind == "files":
+        path = file_folders.materialize(Path(options["path"]), file_cache_dir(settings), name)
+        return CatalogSource(name, "duckdb", str(path), default_schema="main")
+    raise ValueError(f"unknown source kind {kind!r}")
