@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask, jsonify
 
 from collector_app.admin_api import register_admin_api
+from collector_app.collect_api import register_collect_api
 from collector_app.errors import register_error_handlers
 from pipelines.health import health_report
 from pipelines.settings import Settings
@@ -15,6 +16,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__)
     app.config["ANALYTICS_SETTINGS"] = settings
     register_error_handlers(app)
+    register_collect_api(app)
     register_admin_api(app)
 
     @app.get("/healthz")

@@ -1,0 +1,19 @@
+"""The collection endpoints: `POST /collect/server` and `/collect/server/erase` (server keys), and
+the browser side (`GET /a.js`, `GET|POST /collect`). Thin HTTP over `pipelines.ingest`."""
+from __future__ import annotations
+
+from flask import Flask
+
+from collector_app.collect_api.context import ingestion
+from collector_app.collect_api.server import bp as server_bp
+
+
+def register_collect_api(app: Flask) -> None:
+    """Register the collection blueprints on the collector app."""
+    app.register_blueprint(server_bp)
+
+
+def start_ingestion(app: Flask) -> None:
+    """Start the process's event writer now (it replays the spool first) rather than on the first
+    event: called once per gunicorn worker, from the WSGI entry point."""
+    ingestion(app).writer.start()

@@ -1,0 +1,280 @@
+"""The event model of the collector and its validation, per event.
+
+A server event (spec table "Server event") and a browser event (the tracking script's payload,
+collector_app/tracker/README.md) are checked field by field here. A refused event gives an
+`EventRefused(code, message)`; the message names the field and the rule, never the value, so
+that nothing sent (an IP address, a user agent) can come back in a response or a log line.
+
+Rules beyond the spec (the spec leaves them open):
+
+- event names: 1 to 64 characters among letters, digits and `_ . : -`; `pageview` is reserved;
+- `at`: ISO 8601 with a time zone, at most 72 hours in the past, at most 5 minutes in the future;
+- url and referrer: at most 2,048 characters, title 500, user agent 1,000, user id 200;
+- props: at most 30, flat (string, finite number or boolean), keys at most 64 characters, string
+  values at most 500; `transaction_id` a string, `value` a number, `currency` three letters;
+- items: at most 50, each an object of id and name (strings of at most 200, one of them required),
+  price and quantity (numbers);
+- visitor: the `_vis` cookie value, 22 to 64 characters among letters, digits, `_` and `-`;
+- null is never a value: "a missing field is omitted, never sent as null"; unknown fields refuse
+  the event, so that a misspelt field is noticed instead of silently dropped.
+"""
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+MAX_EVENTS_PER_REQUEST = 100
+MAX_BROWSER_EVENTS_PER_REQUEST = 50
+MAX_AGE = timedelta(hours=72)
+MAX_CLOCK_SKEW = timedelta(minutes=5)
+MAX_URL_LENGTH = 2048
+MAX_TITLE_LENGTH = 500
+MAX_USER_AGENT_LENGTH = 1000
+MAX_USER_ID_LENGTH = 200
+MAX_PROPS = 30
+MAX_PROP_KEY_LENGTH = 64
+MAX_PROP_VALUE_LENGTH = 500
+MAX_ITEMS = 50
+MAX_ITEM_TEXT_LENGTH = 200
+# Money and quantities beyond this are mistakes, and would not fit raw.events.revenue.
+MAX_AMOUNT = 1e12
+
+EVENT_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+VISITOR_COOKIE = re.compile(r"[A-Za-z0-9_-]{22,64}")
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}")
+CURRENCY = re.compile(r"[A-Z]{3}")
+PAGE_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+SCREEN_CLASSES = frozenset({"mobile", "tablet", "desktop"})
+# PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8: either would
+# make the whole group commit fail, so they are refused at the edge.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+SERVER_FIELDS = frozenset({"type", "name", "at", "url", "referrer", "title", "props", "items",
+                           "visitor", "user_id", "ip", "user_agent", "language"})
+BROWSER_FIELDS = frozenset({"type", "name", "url", "referrer", "title", "props", "items",
+                            "language", "screen", "page_id", "ts"})
+ITEM_FIELDS = frozenset({"id", "name", "price", "quantity"})
+
+
+class EventRefused(ValueError):
+    """One event is invalid: `code` is stable, `message` says which rule, never the value."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _text(event: dict, field: str, limit: int) -> str | None:
+    value = event.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise EventRefused("invalid_type", f"{field} must be a string")
+    if not value:
+        raise EventRefused("invalid_value", f"{field} must not be empty (omit it instead)")
+    if len(value) > limit:
+        raise EventRefused("too_long", f"{field} must be at most {limit} characters")
+    if _UNSTORABLE.search(value):
+        raise EventRefused("invalid_value", f"{field} holds a character that cannot be stored")
+    return value
+
+
+def _number(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value))
+
+
+def _amount(value: Any, field: str) -> float | int:
+    if not _number(value):
+        raise EventRefused("invalid_type", f"{field} must be a number")
+    if abs(value) >= MAX_AMOUNT:
+        raise EventRefused("invalid_value", f"{field} must be below {MAX_AMOUNT:.0e} in absolute value")
+    return value
+
+
+def _check_no_null(event: dict) -> None:
+    for field, value in event.items():
+        if value is None:
+            raise EventRefused("null_value", f"{field} is null: omit a missing field instead")
+
+
+def _check_known_fields(event: dict, known: frozenset[str]) -> None:
+    unknown = event.keys() - known
+    if unknown:
+        names = ", ".join(sorted(name[:64] for name in unknown)[:5])
+        raise EventRefused("unknown_field", f"unknown field(s): {names}")
+
+
+def _type_and_name(event: dict) -> tuple[str, str]:
+    kind = event.get("type")
+    if kind is None:
+        raise EventRefused("missing_field", "type is required")
+    if kind not in ("pageview", "event"):
+        raise EventRefused("invalid_value", "type must be pageview or event")
+    name = event.get("name")
+    if kind == "pageview":
+        if name is not None:
+            raise EventRefused("invalid_value", "name is only for type event")
+        return kind, "pageview"
+    if name is None:
+        raise EventRefused("missing_field", "name is required when type is event")
+    if not isinstance(name, str):
+        raise EventRefused("invalid_type", "name must be a string")
+    if not EVENT_NAME.fullmatch(name):
+        raise EventRefused("invalid_value",
+                           "name must be 1 to 64 characters among letters, digits and _ . : -")
+    if name == "pageview":
+        raise EventRefused("invalid_value", "name pageview is reserved: send type pageview instead")
+    return kind, name
+
+
+def _props(event: dict) -> dict | None:
+    props = event.get("props")
+    if props is None:
+        return None
+    if not isinstance(props, dict):
+        raise EventRefused("invalid_type", "props must be an object")
+    if len(props) > MAX_PROPS:
+        raise EventRefused("too_many", f"props may hold at most {MAX_PROPS} properties")
+    for key, value in props.items():
+        if not key or len(key) > MAX_PROP_KEY_LENGTH or _UNSTORABLE.search(key):
+            raise EventRefused("invalid_value", f"property names must be 1 to {MAX_PROP_KEY_LENGTH} characters")
+        if value is None:
+            raise EventRefused("null_value", "props holds a null: omit a missing property instead")
+        if isinstance(value, str):
+            if len(value) > MAX_PROP_VALUE_LENGTH:
+                raise EventRefused("too_long", f"property values must be at most {MAX_PROP_VALUE_LENGTH} characters")
+            if _UNSTORABLE.search(value):
+                raise EventRefused("invalid_value", "a property value holds a character that cannot be stored")
+        elif not (isinstance(value, bool) or _number(value)):
+            raise EventRefused("invalid_type", "property values must be strings, finite numbers or booleans (props are flat)")
+    if "transaction_id" in props and not isinstance(props["transaction_id"], str):
+        raise EventRefused("invalid_type", "props.transaction_id must be a string")
+    if "value" in props:
+        _amount(props["value"], "props.value")
+    if "currency" in props and not (isinstance(props["currency"], str) and CURRENCY.fullmatch(props["currency"])):
+        raise EventRefused("invalid_value", "props.currency must be three capital letters (ISO 4217)")
+    return props
+
+
+def _items(event: dict) -> list | None:
+    items = event.get("items")
+    if items is None:
+        return None
+    if not isinstance(items, list):
+        raise EventRefused("invalid_type", "items must be an array")
+    if len(items) > MAX_ITEMS:
+        raise EventRefused("too_many", f"items may hold at most {MAX_ITEMS} entries")
+    for item in items:
+        if not isinstance(item, dict):
+            raise EventRefused("invalid_type", "each item must be an object")
+        _check_known_fields_of_item(item)
+        for field in ("id", "name"):
+            _text(item, field, MAX_ITEM_TEXT_LENGTH)
+        if "id" not in item and "name" not in item:
+            raise EventRefused("missing_field", "each item needs an id or a name")
+        for field in ("price", "quantity"):
+            if field in item:
+                _amount(item[field], f"item {field}")
+    return items
+
+
+def _check_known_fields_of_item(item: dict) -> None:
+    for field, value in item.items():
+        if field not in ITEM_FIELDS:
+            raise EventRefused("unknown_field", f"unknown item field: {field[:64]} (allowed: id, name, price, quantity)")
+        if value is None:
+            raise EventRefused("null_value", f"item {field} is null: omit a missing field instead")
+
+
+def _occurred_at(event: dict, now: datetime) -> datetime:
+    at = event.get("at")
+    if at is None:
+        return now
+    if not isinstance(at, str) or len(at) > 40:
+        raise EventRefused("invalid_type", "at must be an ISO 8601 date and time string")
+    try:
+        moment = datetime.fromisoformat(at)
+    except ValueError:
+        raise EventRefused("invalid_value", "at must be an ISO 8601 date and time") from None
+    if moment.tzinfo is None:
+        raise EventRefused("invalid_value", "at must carry a time zone (Z or an offset)")
+    if moment < now - MAX_AGE:
+        raise EventRefused("too_old", "at is more than 72 hours in the past")
+    if moment > now + MAX_CLOCK_SKEW:
+        raise EventRefused("in_future", "at is more than 5 minutes in the future")
+    return moment.astimezone(timezone.utc)
+
+
+def _page_fields(event: dict) -> dict:
+    return {
+        "url": _text(event, "url", MAX_URL_LENGTH),
+        "referrer": _text(event, "referrer", MAX_URL_LENGTH),
+        "title": _text(event, "title", MAX_TITLE_LENGTH),
+    }
+
+
+def _language(event: dict) -> str | None:
+    language = event.get("language")
+    if language is None:
+        return None
+    if not isinstance(language, str) or len(language) > 35 or not LANGUAGE.fullmatch(language):
+        raise EventRefused("invalid_value", "language must be a language tag such as fr or fr-FR")
+    return language
+
+
+def validate_server_event(event: Any, *, now: datetime, accept_user_id: bool) -> dict:
+    """Check one event of `POST /collect/server`; returns its fields (ip and user_agent included,
+    for the caller to derive the visitor and drop), or raises EventRefused."""
+    if not isinstance(event, dict):
+        raise EventRefused("invalid_type", "an event must be an object")
+    _check_no_null(event)
+    _check_known_fields(event, SERVER_FIELDS)
+    kind, name = _type_and_name(event)
+    fields = {"type": kind, "name": name, "occurred_at": _occurred_at(event, now), **_page_fields(event),
+              "props": _props(event), "items": _items(event), "language": _language(event)}
+    visitor = event.get("visitor")
+    if visitor is not None and not (isinstance(visitor, str) and VISITOR_COOKIE.fullmatch(visitor)):
+        raise EventRefused("invalid_value", "visitor must be the _vis cookie value (22 to 64 letters, digits, _ or -)")
+    user_id = _text(event, "user_id", MAX_USER_ID_LENGTH)
+    if user_id is not None and not accept_user_id:
+        raise EventRefused("user_id_not_accepted", "this site does not accept signed-in visitors: omit user_id")
+    ip = event.get("ip")
+    if ip is not None:
+        if not isinstance(ip, str) or len(ip) > 45:
+            raise EventRefused("invalid_value", "ip must be an IPv4 or IPv6 address")
+        try:
+            ip = str(ipaddress.ip_address(ip))
+        except ValueError:
+            raise EventRefused("invalid_value", "ip must be an IPv4 or IPv6 address") from None
+    fields.update(visitor=visitor, user_id=user_id, ip=ip,
+                  user_agent=_text(event, "user_agent", MAX_USER_AGENT_LENGTH))
+    return fields
+
+
+def validate_browser_event(event: Any, *, now: datetime) -> dict:
+    """Check one event of the tracking script's payload; returns its fields, or raises EventRefused.
+
+    The event time is the time of receipt: the script sends at most a few seconds late, and a
+    visitor's clock is not to be trusted. `ts` is checked for shape only.
+    """
+    if not isinstance(event, dict):
+        raise EventRefused("invalid_type", "an event must be an object")
+    _check_no_null(event)
+    _check_known_fields(event, BROWSER_FIELDS)
+    kind, name = _type_and_name(event)
+    screen = event.get("screen")
+    if screen is not None and screen not in SCREEN_CLASSES:
+        raise EventRefused("invalid_value", "screen must be mobile, tablet or desktop")
+    page_id = event.get("page_id")
+    if page_id is not None and not (isinstance(page_id, str) and PAGE_ID.fullmatch(page_id)):
+        raise EventRefused("invalid_value", "page_id must be 8 to 64 letters, digits, _ or -")
+    if "ts" in event and not _number(event["ts"]):
+        raise EventRefused("invalid_type", "ts must be a number (milliseconds since the epoch)")
+    return {"type": kind, "name": name, "occurred_at": now, **_page_fields(event),
+            "props": _props(event), "items": _items(event), "language": _language(event),
+            "screen": screen, "page_id": page_id}

@@ -1,0 +1,34 @@
+"""Per-key rate limit of the server endpoint: events per minute, counted in PostgreSQL.
+
+Counting in the database makes the limit hold across gunicorn workers and collector hosts (a
+per-worker bucket would give a client stuck on one keep-alive connection only a share of it).
+The window is the calendar minute (fixed window); the counter lives in an unlogged table, so the
+count costs one statement without a WAL flush. When the database is down nothing is counted: the
+spool accepts what arrives (fail open), since refusing would lose more than it protects.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import psycopg
+
+
+def count_events(conn: psycopg.Connection, key_id, events: int, limit_per_minute: int) -> float | None:
+    """Count `events` against the key's minute. Returns None when allowed, otherwise the seconds
+    until the next minute starts (the request is refused and not counted)."""
+    allowed = events <= limit_per_minute and conn.execute(
+        """insert into collect.server_key_usage as usage (key_id, window_start, events)
+           values (%(key)s, date_trunc('minute', now()), %(events)s)
+           on conflict (key_id) do update
+              set window_start = excluded.window_start,
+                  events = case when usage.window_start = excluded.window_start
+                                then usage.events + excluded.events else excluded.events end
+            where case when usage.window_start = excluded.window_start
+                       then usage.events + excluded.events else excluded.events end <= %(limit)s
+           returning events""",
+        {"key": key_id, "events": events, "limit": limit_per_minute},
+    ).fetchone() is not None
+    if allowed:
+        return None
+    return max(1, math.ceil(60 - time.time() % 60))

@@ -1,0 +1,133 @@
+"""Rows of raw.events, derived from validated events.
+
+A row is a tuple of text values (or None) in `COLUMNS` order: the same tuple goes to `COPY` and,
+as a JSON array, to the spool. It never holds the IP address or the raw user agent: `derive_row`
+reads them, computes the visitor hash, the country and the device, and returns only those.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pipelines.ingest.visitors import country_of, device_of, visitor_hash
+
+COLUMNS = (
+    "site_id", "occurred_at", "received_at", "source", "event_type", "event_name", "visitor_kind",
+    "visitor_id", "user_id", "page_id", "url", "hostname", "path", "referrer", "referrer_host",
+    "title", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "click_id_kind",
+    "language", "country", "browser", "os", "device_class", "screen_class", "props", "items",
+    "transaction_id", "revenue", "currency",
+)
+_INDEX = {name: i for i, name in enumerate(COLUMNS)}
+UTM_PARAMETERS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
+# Advertising click ids: which one was present is kept, its value (a per-click identifier) is not.
+CLICK_IDS = ("gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "ttclid", "twclid",
+             "li_fat_id", "yclid", "epik", "rdt_cid", "sccid")
+
+
+def _page(url: str | None) -> dict[str, str | None]:
+    """hostname, path, UTM parameters and click id kind of a page URL, and the URL without the
+    click id values."""
+    found: dict[str, str | None] = {"url": url}
+    if not url:
+        return found
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return found
+    found["hostname"] = (parts.hostname or None) if parts.netloc else None
+    found["path"] = parts.path or ("/" if parts.netloc else None)
+    if parts.query:
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        for key, value in query:
+            lowered = key.lower()
+            if lowered in UTM_PARAMETERS and value and lowered not in found:
+                found[lowered] = value[:500]
+            elif lowered in CLICK_IDS and "click_id_kind" not in found:
+                found["click_id_kind"] = lowered
+        if "click_id_kind" in found:
+            kept = [(k, v) for k, v in query if k.lower() not in CLICK_IDS]
+            found["url"] = urlunsplit(parts._replace(query=urlencode(kept)))
+    return found
+
+
+def _host(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        return urlsplit(url).hostname or None
+    except ValueError:
+        return None
+
+
+def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime, salt: bytes | None,
+               visitor: str | None = None, ip: str | None = None, user_agent: str | None = None) -> tuple:
+    """The raw.events row of a validated event. `ip` and `user_agent` are used here and not kept.
+
+    Visitor precedence: user id, then the `_vis` cookie, then the daily hash (needs the IP and
+    `salt`), else none. A signed-in user keeps the cookie or hash as visitor_id too.
+    """
+    user_id = fields.get("user_id")
+    visitor_id, kind = None, "none"
+    if visitor:
+        visitor_id, kind = visitor, "cookie"
+    elif ip and salt is not None:
+        visitor_id, kind = visitor_hash(salt, site_id, ip, user_agent), "hash"
+    if user_id:
+        kind = "user"
+    device = device_of(user_agent) if user_agent else None
+    page = _page(fields.get("url"))
+    props = fields.get("props") or {}
+    items = fields.get("items")
+    revenue = props.get("value")
+    row = [None] * len(COLUMNS)
+    row[0:9] = (site_id, fields["occurred_at"].isoformat(), received_at.isoformat(), source, fields["type"],
+                fields["name"], kind, visitor_id, user_id)
+    row[9] = fields.get("page_id")
+    for name, value in page.items():
+        row[_INDEX[name]] = value
+    row[13] = fields.get("referrer")
+    row[14] = _host(row[13])
+    row[15] = fields.get("title")
+    row[22] = fields.get("language")
+    row[23] = country_of(ip) if ip else None
+    if device:
+        row[24:27] = (device.browser, device.os, device.device_class)
+    row[27] = fields.get("screen")
+    row[28] = json.dumps(props, ensure_ascii=False, separators=(",", ":")) if props else "{}"
+    row[29] = json.dumps(items, ensure_ascii=False, separators=(",", ":")) if items else None
+    row[30] = props.get("transaction_id")
+    row[31] = None if revenue is None else repr(revenue)
+    row[32] = props.get("currency")
+    return tuple(row)
+
+
+def row_from_mapping(values: Mapping[str, Any]) -> tuple:
+    """A row from named values, for code that builds rows itself (demo data, imports).
+
+    Values may be text, numbers, datetimes, or dicts and lists for props and items.
+    """
+    unknown = set(values) - set(COLUMNS)
+    if unknown:
+        raise ValueError(f"not columns of raw.events: {', '.join(sorted(unknown))}")
+    row = []
+    for name in COLUMNS:
+        value = values.get(name)
+        if name == "props" and value is None:
+            value = {}
+        if value is None:
+            row.append(None)
+        elif isinstance(value, datetime):
+            row.append(value.isoformat())
+        elif isinstance(value, (dict, list)):
+            row.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        else:
+            row.append(str(value))
+    return tuple(row)
+
+
+def as_rows(rows: Iterable[tuple | Mapping[str, Any]]) -> list[tuple]:
+    return [row_from_mapping(r) if isinstance(r, Mapping) else tuple(r) for r in rows]

@@ -1,0 +1,147 @@
+"""What a collection request does, without HTTP: authenticate, limit, validate, derive, write.
+
+One `Ingestion` per collector app and process. It reaches the database through a connection pool
+for the small reads of a request (key, idempotency key, rate limit, salt) and through the
+process's `BatchWriter` for the events. When the database is down it still accepts events of
+keys it has seen authenticated before (nothing can revoke a key while the database is down), and
+the writer spools them.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Iterator
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from pipelines.admin.privacy_requests import create_request, subject_key
+from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_server_key
+from pipelines.database.connection import DatabaseUnavailable
+from pipelines.ingest import rate_limits
+from pipelines.ingest.events import EventRefused, validate_server_event
+from pipelines.ingest.rows import derive_row
+from pipelines.ingest.visitors import DailySalts, SaltUnavailable, utc_day
+from pipelines.ingest.writer import IdempotencyRecord, writer_for
+
+
+class DatabaseDown(RuntimeError):
+    """The database is needed for this step and does not answer."""
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """The outcome of the checks that precede validation of a server request."""
+
+    identity: ServerKeyIdentity
+    stored: tuple[str, dict] | None = None  # (request hash, response) of an idempotency key seen before
+    retry_after: float | None = None  # set when the rate limit refuses the request
+
+
+class Ingestion:
+    POOL_WAIT_SECONDS = 1.0
+    # After a failure, requests skip the database for this long instead of each waiting on it.
+    DOWN_PAUSE_SECONDS = 1.0
+
+    def __init__(self, settings, pool: Callable[[], ConnectionPool], url: Callable[[], str]):
+        self.settings = settings
+        self._pool = pool
+        self.writer = writer_for(settings, url)
+        self.salts = DailySalts()
+        self._known_keys: dict[bytes, ServerKeyIdentity] = {}
+        self._down_until = 0.0
+        self._subject_key: bytes | None = None
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection in a transaction, or DatabaseDown quickly."""
+        if time.monotonic() < self._down_until:
+            raise DatabaseDown("the database did not answer a moment ago")
+        try:
+            with self._pool().connection(timeout=self.POOL_WAIT_SECONDS) as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError, psycopg.InterfaceError, DatabaseUnavailable):
+            self._down_until = time.monotonic() + self.DOWN_PAUSE_SECONDS
+            raise DatabaseDown("the database does not answer") from None
+
+    def begin_server_request(self, secret: str, events: int, idempotency_key_hash: str | None,
+                             now: datetime) -> ServerRequest | None:
+        """Authenticate the key, find an earlier answer to the idempotency key, count the events
+        against the rate limit, and make sure the day's salt is at hand. None: unknown key."""
+        fingerprint = hashlib.sha256(secret.encode()).digest()
+        try:
+            with self.connection() as conn:
+                identity = authenticate_server_key(conn, secret)
+                if identity is None:
+                    self._known_keys.pop(fingerprint, None)
+                    return None
+                self._known_keys[fingerprint] = identity
+                stored = None
+                if idempotency_key_hash is not None:
+                    stored = conn.execute(
+                        "select request_hash, response from raw.idempotency_keys where key_id = %s and key_hash = %s",
+                        (identity.key_id, idempotency_key_hash)).fetchone()
+                    if stored is not None:
+                        return ServerRequest(identity, stored=tuple(stored))
+                retry_after = rate_limits.count_events(conn, identity.key_id, events,
+                                                       identity.rate_limit_per_minute)
+                self.salts.get(conn, utc_day(now))
+                return ServerRequest(identity, retry_after=retry_after)
+        except DatabaseDown:
+            identity = self._known_keys.get(fingerprint)
+            if identity is None:
+                raise
+            return ServerRequest(identity)
+
+    def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime) -> tuple[list[tuple], list[dict]]:
+        """Validate each event and derive its row. Returns (rows, rejected) where rejected holds
+        `{index, code, message}` per refused event. The IP and user agent end here."""
+        site_id = str(identity.site_id)
+        salt = self.salts.cached(utc_day(now))
+        rows, rejected = [], []
+        for index, event in enumerate(events):
+            try:
+                fields = validate_server_event(event, now=now, accept_user_id=identity.accept_user_id)
+            except EventRefused as refused:
+                rejected.append({"index": index, "code": refused.code, "message": refused.message})
+                continue
+            ip = fields.pop("ip")
+            user_agent = fields.pop("user_agent")
+            visitor = fields.pop("visitor")
+            if ip and not visitor and salt is None:
+                raise SaltUnavailable("no salt for today and the database is down")
+            rows.append(derive_row(site_id, "server", fields, received_at=now, salt=salt,
+                                   visitor=visitor, ip=ip, user_agent=user_agent))
+        return rows, rejected
+
+    def store(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None) -> str:
+        """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`."""
+        return self.writer.submit(rows, idempotency)
+
+    def stored_response(self, key_id, idempotency_key_hash: str) -> tuple[str, dict] | None:
+        with self.connection() as conn:
+            row = conn.execute(
+                "select request_hash, response from raw.idempotency_keys where key_id = %s and key_hash = %s",
+                (key_id, idempotency_key_hash)).fetchone()
+        return tuple(row) if row else None
+
+    def request_erasure(self, secret: str, subject_kind: str, subject_value: str):
+        """Record an erasure request for the key's site; returns its id, or None for an unknown key.
+        Needs the database (no spool for requests about a person)."""
+        if self._subject_key is None:
+            self._subject_key = subject_key(self.settings)
+        with self.connection() as conn:
+            identity = authenticate_server_key(conn, secret)
+            if identity is None:
+                return None
+            return create_request(conn, identity.site_id, "erasure", subject_kind, subject_value,
+                                  f"server-key:{identity.key_id}", subject_key=self._subject_key)
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)

@@ -1,0 +1,383 @@
+"""Writing events: `COPY` into raw.events, with group commit and the spool behind it.
+
+`store_events` writes rows in one transaction, for any caller (demo data, imports). The collector
+goes through a `BatchWriter`: one thread per process takes the work that request threads hand it,
+writes everything waiting in one transaction (one COPY, one commit, one WAL flush for many
+requests), then wakes each request. When the database is down, the same group is appended to the
+spool and fsynced instead; either way a request is answered only once its events are durable.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from pipelines.database.connection import DatabaseUnavailable, connect
+from pipelines.ingest.rows import COLUMNS, as_rows
+from pipelines.ingest.spool import SpoolSegment, pending_segments, replay_directory
+
+_log = logging.getLogger(__name__)
+
+COPY_STATEMENT = f"copy raw.events ({', '.join(COLUMNS)}) from stdin"
+# COPY text format: backslash, tab, newline and carriage return are escaped; \N is null.
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+MAX_GROUP_ROWS = 20_000
+IDEMPOTENCY_RETENTION = "24 hours"
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """The answer to a request sent with an `Idempotency-Key`, stored with its events."""
+
+    key_id: str
+    key_hash: str  # hex SHA-256 of the Idempotency-Key header: the key itself is never stored
+    request_hash: str  # hex SHA-256 of the request body
+    response: dict
+
+    def as_list(self) -> list:
+        return [self.key_id, self.key_hash, self.request_hash, self.response]
+
+
+def copy_rows(conn: psycopg.Connection, rows: list[tuple]) -> None:
+    """COPY rows (tuples of text or None in COLUMNS order) in the connection's transaction."""
+    if not rows:
+        return
+    escapes = _COPY_ESCAPES
+    lines = ["\t".join("\\N" if v is None else v.translate(escapes) for v in row) + "\n" for row in rows]
+    with conn.cursor().copy(COPY_STATEMENT) as copy:
+        copy.write("".join(lines).encode())
+
+
+def _claim_keys(conn: psycopg.Connection, records: list[IdempotencyRecord]) -> set[tuple[str, str]]:
+    """Insert the idempotency records; returns the (key_id, key) pairs that were new."""
+    claimed = conn.execute(
+        """insert into raw.idempotency_keys (key_id, key_hash, request_hash, response)
+           select * from unnest(%s::uuid[], %s::text[], %s::text[], %s::jsonb[])
+           on conflict do nothing returning key_id::text, key_hash""",
+        ([r.key_id for r in records], [r.key_hash for r in records], [r.request_hash for r in records],
+         [Jsonb(r.response) for r in records]),
+    ).fetchall()
+    return set(claimed)
+
+
+def write_units(conn: psycopg.Connection, units: list[tuple[list[tuple], IdempotencyRecord | None]]) -> list[bool]:
+    """Write units of work (rows, idempotency record) in the current transaction.
+
+    Returns, per unit, True when it was a duplicate: its idempotency key was already stored (by an
+    earlier request, or by an earlier unit of this call), so its rows were not written again.
+    """
+    duplicate = [False] * len(units)
+    first_of_key: dict[tuple[str, str], int] = {}
+    for index, (_, record) in enumerate(units):
+        if record is not None:
+            pair = (record.key_id, record.key_hash)
+            if pair in first_of_key:
+                duplicate[index] = True
+            else:
+                first_of_key[pair] = index
+    if first_of_key:
+        new = _claim_keys(conn, [units[i][1] for i in first_of_key.values()])
+        for pair, index in first_of_key.items():
+            if pair not in new:
+                duplicate[index] = True
+    copy_rows(conn, [row for (rows, _), dup in zip(units, duplicate) if not dup for row in rows])
+    return duplicate
+
+
+def store_events(conn_or_url: psycopg.Connection | str, rows: Iterable[tuple | Mapping[str, Any]]) -> int:
+    """Write derived rows into raw.events in one transaction; returns how many.
+
+    Rows are tuples in `rows.COLUMNS` order (as `derive_row` makes them) or mappings of column
+    names (`rows.row_from_mapping`). With a URL, a connection is opened and committed here; with a
+    connection, the rows join its transaction (a savepoint if one is open).
+    """
+    rows = as_rows(rows)
+    if isinstance(conn_or_url, str):
+        with connect(conn_or_url) as conn:
+            with conn.transaction():
+                copy_rows(conn, rows)
+    else:
+        with conn_or_url.transaction():
+            copy_rows(conn_or_url, rows)
+    return len(rows)
+
+
+def _write_spool_entries(conn: psycopg.Connection, entries: list[dict]) -> int:
+    units = []
+    for entry in entries:
+        record = entry.get("idempotency")
+        units.append(([tuple(row) for row in entry["rows"]], IdempotencyRecord(*record) if record else None))
+    duplicate = write_units(conn, units)
+    return sum(len(rows) for (rows, _), dup in zip(units, duplicate) if not dup)
+
+
+def replay_spool(settings, conn: psycopg.Connection | None = None) -> int:
+    """Write the spooled events of every process that no longer holds its segment, oldest first.
+
+    Returns the number of events written. Safe to run from several processes at once and at any
+    time (maintenance schedule, worker start); a segment is replayed exactly once.
+    """
+    from pipelines.database.connection import server_url
+
+    directory = Path(settings.spool_dir)
+    if not pending_segments(directory):
+        return 0
+    if conn is not None:
+        return replay_directory(conn, directory, _write_spool_entries)
+    with connect(server_url(settings)) as own:
+        return replay_directory(own, directory, _write_spool_entries)
+
+
+def expire_idempotency_keys(conn: psycopg.Connection) -> int:
+    """Forget idempotency keys older than a day (a retry comes within minutes, not days)."""
+    return conn.execute(
+        f"delete from raw.idempotency_keys where created_at < now() - interval '{IDEMPOTENCY_RETENTION}'"
+    ).rowcount
+
+
+@dataclass(eq=False)
+class Job:
+    rows: list[tuple]
+    idempotency: IdempotencyRecord | None = None
+    outcome: str | None = None  # stored | spooled | duplicate | failed
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def finish(self, outcome: str) -> None:
+        self.outcome = outcome
+        self.done.set()
+
+
+class WriterUnavailable(RuntimeError):
+    """The events could be neither committed nor spooled: they are not acknowledged."""
+
+
+class BatchWriter:
+    """One writer thread per process, group-committing what the request threads submit."""
+
+    IDLE_SECONDS = 5.0
+    RETRY_SECONDS = 1.0
+    MAINTENANCE_SECONDS = 600.0
+
+    def __init__(self, url: Callable[[], str] | str, spool_dir: Path):
+        self._url = url if callable(url) else (lambda: url)
+        self.spool_dir = Path(spool_dir)
+        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._conn: psycopg.Connection | None = None
+        self._segment = SpoolSegment(self.spool_dir)
+        self._down_since: float | None = None
+        self._last_attempt = 0.0
+        self._last_maintenance = 0.0
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def start(self) -> None:
+        """Start the thread (idempotent); its first act is replaying the spool."""
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="event-writer", daemon=True)
+                self._thread.start()
+
+    def submit(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
+               timeout: float = 30.0) -> str:
+        """Hand rows over and wait until they are committed or spooled.
+
+        Returns `stored`, `spooled` or `duplicate` (the idempotency key was already used; nothing
+        was written). Raises WriterUnavailable when neither happened in time.
+        """
+        self.start()
+        job = Job(rows, idempotency)
+        self._queue.put(job)
+        if not job.done.wait(timeout) or job.outcome == "failed":
+            raise WriterUnavailable("the events could not be written")
+        return job.outcome
+
+    @property
+    def database_down(self) -> bool:
+        return self._down_since is not None
+
+    # The writer thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._try_replay()
+        while True:
+            try:
+                first = self._queue.get(timeout=self.IDLE_SECONDS)
+            except queue.Empty:
+                self._idle()
+                continue
+            if first is None:
+                break
+            group, count, stopping = [first], len(first.rows), False
+            while count < MAX_GROUP_ROWS:
+                try:
+                    job = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    stopping = True
+                    break
+                group.append(job)
+                count += len(job.rows)
+            try:
+                self._write(group)
+            except Exception:  # never let the thread die: the requests would wait forever
+                _log.exception("event writer failed on a group")
+                for job in group:
+                    if not job.done.is_set():
+                        job.finish("failed")
+            if stopping:
+                break
+        self._segment.close()
+        self._drop_connection()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Finish what was submitted, then end the thread and release the spool segment."""
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._queue.put(None)
+            thread.join(timeout)
+
+    def _connection(self) -> psycopg.Connection:
+        if self._conn is None or self._conn.closed:
+            self._conn = connect(self._url(), connect_timeout=2)
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:
+                pass
+        self._conn = None
+
+    def _write(self, group: list[Job]) -> None:
+        if self._down_since is not None and time.monotonic() - self._last_attempt < self.RETRY_SECONDS:
+            self._spool(group)
+            return
+        self._last_attempt = time.monotonic()
+        xid = None
+        try:
+            conn = self._connection()
+            if self._down_since is not None or self._segment.is_open:
+                self._recover(conn)
+            xid = conn.execute("select pg_current_xact_id()::text").fetchone()[0]
+            duplicate = write_units(conn, [(job.rows, job.idempotency) for job in group])
+            conn.commit()
+        except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
+            self._mark_down()
+            self._spool(group, xid)
+            return
+        except psycopg.Error:
+            # A row the database refuses would sink the whole group: write each job on its own.
+            self._rollback()
+            self._write_one_by_one(group)
+            return
+        for job, dup in zip(group, duplicate):
+            job.finish("duplicate" if dup else "stored")
+
+    def _write_one_by_one(self, group: list[Job]) -> None:
+        for job in group:
+            try:
+                conn = self._connection()
+                (dup,) = write_units(conn, [(job.rows, job.idempotency)])
+                conn.commit()
+                job.finish("duplicate" if dup else "stored")
+            except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
+                self._mark_down()
+                self._spool([job])
+            except psycopg.Error as exc:
+                self._rollback()
+                _log.error("events refused by the database (%s); request not acknowledged", type(exc).__name__)
+                job.finish("failed")
+
+    def _rollback(self) -> None:
+        try:
+            if self._conn is not None:
+                self._conn.rollback()
+        except psycopg.Error:
+            self._drop_connection()
+
+    def _mark_down(self) -> None:
+        self._drop_connection()
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+            _log.warning("database unreachable: events go to the spool until it is back")
+
+    def _spool(self, group: list[Job], xid: str | None = None) -> None:
+        entries = [{"rows": job.rows, "idempotency": job.idempotency.as_list() if job.idempotency else None,
+                    "xid": xid} for job in group]
+        try:
+            self._segment.append(entries)
+        except OSError as exc:
+            _log.error("spool append failed (%s): events not acknowledged", type(exc).__name__)
+            for job in group:
+                job.finish("failed")
+            return
+        for job in group:
+            job.finish("spooled")
+
+    def _recover(self, conn: psycopg.Connection) -> None:
+        """The database answers again: replay the spool (ours included) before new events."""
+        self._segment.close()
+        replayed = replay_directory(conn, self.spool_dir, _write_spool_entries)
+        if self._down_since is not None:
+            _log.info("database back after %.1f s; %d spooled events replayed",
+                      time.monotonic() - self._down_since, replayed)
+        self._down_since = None
+
+    def _try_replay(self) -> None:
+        if not pending_segments(self.spool_dir):
+            return
+        try:
+            self._recover(self._connection())
+        except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
+            self._mark_down()
+        except psycopg.Error as exc:
+            self._rollback()
+            _log.error("spool replay failed (%s)", type(exc).__name__)
+
+    def _idle(self) -> None:
+        """No traffic: replay what other processes left behind, expire old idempotency keys."""
+        self._try_replay()
+        if self._down_since is None and time.monotonic() - self._last_maintenance > self.MAINTENANCE_SECONDS:
+            self._last_maintenance = time.monotonic()
+            try:
+                conn = self._connection()
+                expire_idempotency_keys(conn)
+                conn.commit()
+            except psycopg.Error:
+                self._rollback()
+            except DatabaseUnavailable:
+                pass
+
+
+_writers: dict[tuple, BatchWriter] = {}
+_writers_lock = threading.Lock()
+
+
+def stop_writer(settings) -> None:
+    """Stop this process's writer for these settings, if it runs (tests, shutdown)."""
+    with _writers_lock:
+        writer = _writers.pop((os.getpid(), str(settings.spool_dir)), None)
+    if writer is not None:
+        writer.stop()
+
+
+def writer_for(settings, url: Callable[[], str] | str) -> BatchWriter:
+    """The process's writer for these settings (a new one after a fork: threads do not survive it)."""
+    key = (os.getpid(), str(settings.spool_dir))
+    with _writers_lock:
+        writer = _writers.get(key)
+        if writer is None:
+            writer = _writers[key] = BatchWriter(url, settings.spool_dir)
+        return writer
