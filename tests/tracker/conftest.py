@@ -410,14 +410,15 @@ class Visit:
         """Cookies of the site's own host, by name."""
         return {c["name"]: c for c in self.page.context.cookies(self.pages.base_url)}
 
-    def set_hidden(self, hidden: bool):
+    def set_hidden(self, hidden: bool) -> float:
         """Headless Chromium keeps every page visible (no window to minimise, background tabs
         included), so the Page Visibility state is emulated: the properties the script reads, then
-        the event it listens to."""
-        self.page.evaluate("""hidden => {
+        the event it listens to. Returns the page's clock (performance.now()) at the change."""
+        return self.page.evaluate("""hidden => {
             Object.defineProperty(document, 'hidden', {value: hidden, configurable: true});
             Object.defineProperty(document, 'visibilityState', {value: hidden ? 'hidden' : 'visible', configurable: true});
             document.dispatchEvent(new Event('visibilitychange'));
+            return performance.now();
         }""", hidden)
 
     def check_identity(self, granted: bool = False):
