@@ -5,9 +5,10 @@
 //
 // Names: me = this script element; ep = endpoint URL; cfg = site config from the collector;
 // ready = cfg has arrived; cookieOn = `_vis` is in use (cookie mode, or consent granted);
-// asked = consent given or withdrawn before cfg arrived; gone = after pagehide; Q = events waiting to be sent; T = the
-// pending flush timer; pid = id of the current page view; purl = its URL; maxS / sentS = largest
-// scroll depth seen / already reported in this page view; Z = declared zones; M = page API.
+// asked = consent given or withdrawn before cfg arrived; gone = the page has been hidden for good
+// (pagehide); Q = events waiting to be sent; T = the pending flush timer; pid = id of the current
+// page view; purl = its URL; maxS / sentS = largest scroll depth seen / already reported in this
+// page view; Z = declared zones; M = page API.
 (() => {
   const w = window, d = document, nav = navigator, loc = location;
   const me = d.currentScript, site = me && me.getAttribute('data-site');
