@@ -96,9 +96,11 @@ def test_row_limit_truncates_and_says_so(engine, admin):
     assert len(result.rows) == engine.settings.row_limit
 
 
-def test_memory_limit_is_applied(source_files, admin):
-    engine = make_engine(source_files, memory_limit="40MB", threads=1)
+def test_memory_limit_is_applied(source_files, tmp_path, admin):
+    engine = make_engine(source_files, memory_limit="40MB", threads=1, temp_directory=str(tmp_path / "spill"))
     try:
+        spill = internal_connection(engine).execute("SELECT current_setting('temp_directory')").fetchone()[0]
+        assert spill == str(tmp_path / "spill")
         value = internal_connection(engine).execute("SELECT current_setting('memory_limit')").fetchone()[0]
         assert value.startswith("38") or value.startswith("40")  # DuckDB reports MiB
         with pytest.raises(EngineError) as refused:

@@ -242,6 +242,13 @@ def test_visible_tables_lists_only_what_the_user_may_read(engine, analyst):
     assert "card" not in listed["crm.main.customers"]
 
 
+def test_visible_catalogs(engine, analyst, admin):
+    assert engine.visible_catalogs(analyst) == ["crm", "warehouse"]
+    assert engine.visible_catalogs(UserContext("nobody")) == []
+    only_crm = UserContext("x", (GroupPermissions("g", frozenset({"crm"})),), {})
+    assert engine.visible_catalogs(only_crm) == ["crm"]
+
+
 def test_native_sql_only_without_any_restriction(engine, analyst, admin):
     assert engine.native_sql_allowed(admin, "warehouse")
     assert engine.native_sql_allowed(admin, "CRM")

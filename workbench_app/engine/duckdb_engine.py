@@ -119,6 +119,8 @@ class EngineSettings:
     default_schema: str | None = None
     #: Key for ``hash`` masks; set it from the workbench secret.
     mask_salt: str = ""
+    #: Where DuckDB spills large sorts and joins (e.g. under ANALYTICS_HOME); None keeps DuckDB's default.
+    temp_directory: str | None = None
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,8 @@ class _Generation:
         con.execute(f"SET memory_limit = '{_sql_string(settings.memory_limit)}'")
         if settings.threads:
             con.execute(f"SET threads = {int(settings.threads)}")
+        if settings.temp_directory:
+            con.execute(f"SET temp_directory = '{_sql_string(settings.temp_directory)}'")
         for extension in sorted({EXTENSION_FOR_SOURCE_KIND[s.kind] for s in self.sources if s.kind in EXTENSION_FOR_SOURCE_KIND}):
             load_extension(con, extension)
         for source in self.sources:
@@ -403,6 +407,10 @@ class WorkbenchEngine:
         )
 
     # --- what the user may see ----------------------------------------------------------
+
+    def visible_catalogs(self, user: UserContext) -> list[str]:
+        """Catalogs in which the user may read at least one table (for a list of data sources)."""
+        return sorted({info.table.catalog for info, _ in self.visible_tables(user)}, key=str.lower)
 
     def visible_tables(self, user: UserContext) -> list[tuple[TableInfo, list[VisibleColumn]]]:
         """Tables the user may read with the columns that exist for them (for schema browsers)."""
