@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -108,7 +108,8 @@ def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime
 def row_from_mapping(values: Mapping[str, Any]) -> tuple:
     """A row from named values, for code that builds rows itself (demo data, imports).
 
-    Values may be text, numbers, datetimes, or dicts and lists for props and items.
+    Values may be text, numbers, datetimes, or dicts and lists for props and items. Without
+    `received_at`, the row is received now; without `props`, they are empty.
     """
     unknown = set(values) - set(COLUMNS)
     if unknown:
@@ -116,8 +117,10 @@ def row_from_mapping(values: Mapping[str, Any]) -> tuple:
     row = []
     for name in COLUMNS:
         value = values.get(name)
-        if name == "props" and value is None:
+        if value is None and name == "props":
             value = {}
+        elif value is None and name == "received_at":
+            value = datetime.now(timezone.utc)
         if value is None:
             row.append(None)
         elif isinstance(value, datetime):

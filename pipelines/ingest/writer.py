@@ -97,8 +97,9 @@ def store_events(conn_or_url: psycopg.Connection | str, rows: Iterable[tuple | M
     """Write derived rows into raw.events in one transaction; returns how many.
 
     Rows are tuples in `rows.COLUMNS` order (as `derive_row` makes them) or mappings of column
-    names (`rows.row_from_mapping`). With a URL, a connection is opened and committed here; with a
-    connection, the rows join its transaction (a savepoint if one is open).
+    names (`rows.row_from_mapping`). With a URL, a connection is opened and committed here. With a
+    connection, the rows are committed on return, unless the caller has a transaction open: then
+    they join it (as a savepoint) and commit or roll back with it.
     """
     rows = as_rows(rows)
     if isinstance(conn_or_url, str):
@@ -178,7 +179,7 @@ class BatchWriter:
         self._last_maintenance = 0.0
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
-        self._pid = os.getpid()
+        self.groups_committed = 0
 
     def start(self) -> None:
         """Start the thread (idempotent); its first act is replaying the spool."""
@@ -282,6 +283,7 @@ class BatchWriter:
             self._rollback()
             self._write_one_by_one(group)
             return
+        self.groups_committed += 1
         for job, dup in zip(group, duplicate):
             job.finish("duplicate" if dup else "stored")
 

@@ -1,0 +1,159 @@
+"""The write path: store_events, group commit, the spool and its replay (exactly once, in order)."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from datetime import datetime, timezone
+
+import psycopg
+import pytest
+
+from pipelines.ingest import replay_spool, row_from_mapping, store_events
+from pipelines.ingest.spool import SpoolSegment, pending_segments
+from pipelines.ingest.writer import BatchWriter, IdempotencyRecord, writer_for
+
+SITE = "5f0c4a4e-8d7c-4a51-9a4e-0c1f2b3d4e5f"
+DEAD_URL = "postgresql://postgres@/nowhere?host=/nonexistent-socket-dir&port=1"
+
+
+def row(name: str, **extra) -> tuple:
+    now = datetime.now(timezone.utc)
+    return row_from_mapping({"site_id": SITE, "occurred_at": now, "received_at": now, "source": "server",
+                             "event_type": "event", "event_name": name, "visitor_kind": "none", **extra})
+
+
+def names(db) -> list[str]:
+    return [n for (n,) in db.execute("select event_name from raw.events order by received_at, event_name")]
+
+
+def wait_for(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.01)
+
+
+def test_store_events_takes_mappings_or_rows_with_a_url_or_a_connection(db, database_url):
+    now = datetime.now(timezone.utc)
+    assert store_events(database_url, [{"site_id": SITE, "occurred_at": now, "source": "import",
+                                        "event_type": "event", "event_name": "imported", "visitor_kind": "user",
+                                        "user_id": "u1", "props": {"a\tb": "line\nbreak \\ back"},
+                                        "items": [{"id": "x"}], "revenue": 12.5}]) == 1
+    with psycopg.connect(database_url) as conn:
+        conn.execute("select 1")  # the caller's transaction is open
+        store_events(conn, [row("tuple")])
+        conn.rollback()  # the rows joined it: rolled back with it
+    assert names(db) == ["imported"]
+    props, items, revenue = db.execute("select props, items, revenue from raw.events").fetchone()
+    assert props == {"a\tb": "line\nbreak \\ back"} and items == [{"id": "x"}] and float(revenue) == 12.5
+    with pytest.raises(ValueError):
+        row_from_mapping({"ip": "1.2.3.4"})
+
+
+def test_concurrent_submissions_share_one_commit(settings, database_url, db):
+    writer = BatchWriter(database_url, settings.spool_dir)
+    try:
+        writer.submit([row("warm-up")])
+        # Hold raw.events: the writer's next group blocks, and what arrives meanwhile queues up.
+        blocker = psycopg.connect(database_url)
+        blocker.execute("lock table raw.events in access exclusive mode")
+        results = []
+        threads = [threading.Thread(target=lambda i=i: results.append(writer.submit([row(f"e{i}")] * 3)))
+                   for i in range(10)]
+        threads[0].start()
+        wait_for(lambda: writer._queue.qsize() == 0)
+        time.sleep(0.2)  # the writer is now waiting on the lock with the first job
+        for t in threads[1:]:
+            t.start()
+        wait_for(lambda: writer._queue.qsize() == 9)
+        commits_before = writer.groups_committed
+        blocker.rollback()
+        blocker.close()
+        for t in threads:
+            t.join()
+        assert results == ["stored"] * 10
+        assert writer.groups_committed - commits_before == 2  # 10 requests, 2 commits
+        assert len(names(db)) == 31
+    finally:
+        writer.stop()
+
+
+def test_database_down_spools_without_ip_then_replays_exactly_once(settings, db):
+    writer = BatchWriter(DEAD_URL, settings.spool_dir)
+    try:
+        assert writer.submit([row("first", country="GB")]) == "spooled"
+        assert writer.submit([row("second")], IdempotencyRecord(SITE, "a" * 64, "h", {"accepted": 1})) == "spooled"
+        assert writer.database_down
+        (segment,) = pending_segments(settings.spool_dir)
+        lines = segment.read_text().splitlines()
+        assert [json.loads(line)["rows"][0][5] for line in lines] == ["first", "second"]
+        assert replay_spool(settings) == 0  # the live writer still holds its segment
+    finally:
+        writer.stop()
+    assert replay_spool(settings) == 2
+    assert names(db) == ["first", "second"]
+    assert pending_segments(settings.spool_dir) == []
+    assert db.execute("select events from raw.spool_segments").fetchone() == (2,)
+    assert db.execute("select count(*) from raw.idempotency_keys").fetchone() == (1,)
+    assert replay_spool(settings) == 0 and len(names(db)) == 2
+
+
+def test_segment_replayed_before_its_file_was_deleted_is_not_written_again(settings, db):
+    segment = SpoolSegment(settings.spool_dir)
+    segment.append([{"rows": [row("once")], "idempotency": None, "xid": None}])
+    segment.close()
+    (path,) = pending_segments(settings.spool_dir)
+    kept = path.read_bytes()
+    assert replay_spool(settings) == 1
+    path.write_bytes(kept)  # as if the process died between the commit and the unlink
+    assert replay_spool(settings) == 0
+    assert names(db) == ["once"] and pending_segments(settings.spool_dir) == []
+
+
+def test_torn_last_line_and_committed_xids_are_skipped(settings, db, database_url):
+    with psycopg.connect(database_url) as conn:
+        xid = conn.execute("select pg_current_xact_id()::text").fetchone()[0]
+        store_events(conn, [row("committed-before-the-connection-broke")])
+    segment = SpoolSegment(settings.spool_dir)
+    segment.append([{"rows": [row("committed-before-the-connection-broke")], "idempotency": None, "xid": xid},
+                    {"rows": [row("kept")], "idempotency": None, "xid": None}])
+    segment.close()
+    (path,) = pending_segments(settings.spool_dir)
+    with path.open("a") as handle:
+        handle.write('{"rows": [["torn')
+    assert replay_spool(settings) == 1
+    assert sorted(names(db)) == ["committed-before-the-connection-broke", "kept"]
+
+
+def test_a_segment_the_database_refuses_is_set_aside(settings, db):
+    segment = SpoolSegment(settings.spool_dir)
+    segment.append([{"rows": [("not-a-uuid",) + row("x")[1:]], "idempotency": None, "xid": None}])
+    segment.close()
+    good = SpoolSegment(settings.spool_dir)
+    good.append([{"rows": [row("good")], "idempotency": None, "xid": None}])
+    good.close()
+    assert replay_spool(settings) == 1
+    assert names(db) == ["good"]
+    assert [p.suffix for p in settings.spool_dir.iterdir()] == [".failed"]
+
+
+def test_writer_replays_its_spool_when_the_database_is_back(settings, database_url, db):
+    url = {"value": DEAD_URL}
+    writer = BatchWriter(lambda: url["value"], settings.spool_dir)
+    writer.RETRY_SECONDS = 0
+    try:
+        assert writer.submit([row("during-outage")]) == "spooled"
+        url["value"] = database_url
+        assert writer.submit([row("after-outage")]) == "stored"
+        # In order: the spool is replayed in a transaction before the new group's.
+        by_commit = [n for (n,) in db.execute("select event_name from raw.events order by xmin::text::bigint")]
+        assert by_commit == ["during-outage", "after-outage"]
+        assert not writer.database_down and pending_segments(settings.spool_dir) == []
+    finally:
+        writer.stop()
+
+
+def test_one_writer_per_process_and_spool(settings):
+    assert writer_for(settings, "x") is writer_for(settings, "y")
