@@ -52,6 +52,10 @@ def build_warehouse(path: Path) -> None:
     connection.execute("INSERT INTO analytics.salaries VALUES ('ceo', 1000000)")
     connection.execute('CREATE TABLE analytics."PageViews" ("Page" VARCHAR, "Views" INTEGER)')
     connection.execute("""INSERT INTO analytics."PageViews" VALUES ('/home', 3), ('/blog', 1)""")
+    # Macros stored in a source: callable only if a qualified call slipped through.
+    connection.execute("CREATE MACRO analytics.range(n) AS TABLE SELECT * FROM analytics.salaries")
+    connection.execute("CREATE MACRO main.range(n) AS TABLE SELECT * FROM analytics.salaries")
+    connection.execute("CREATE MACRO main.abs(x) AS (SELECT max(amount) FROM analytics.salaries)")
     connection.execute("CREATE TABLE main.sites (id INTEGER, domain VARCHAR)")
     connection.execute("INSERT INTO main.sites VALUES (1, 'a.example'), (2, 'b.example')")
     connection.close()

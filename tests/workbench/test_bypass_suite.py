@@ -107,6 +107,11 @@ REFUSED = [
     ("postgres_scan", "SELECT * FROM postgres_scan('dbname=x', 'public', 't')", "function_not_allowed"),
     ("mysql_query", "SELECT * FROM mysql_query('crm', 'SELECT 1')", "function_not_allowed"),
     ("table function in scalar position", "SELECT sqlite_scan('{crm}', 'api_keys')", "function_not_allowed"),
+    # macros stored in an attached database
+    ("qualified table macro", "SELECT * FROM warehouse.analytics.range(1)", "function_not_allowed"),
+    ("catalog-qualified table macro", "SELECT * FROM warehouse.range(1)", "function_not_allowed"),
+    ("qualified scalar macro", "SELECT warehouse.main.abs(1)", "function_not_allowed"),
+    ("schema-qualified scalar macro", "SELECT warehouse.abs(1)", "function_not_allowed"),
     # catalog functions and tables
     ("duckdb_tables", "SELECT * FROM duckdb_tables()", "function_not_allowed"),
     ("duckdb_columns", "SELECT * FROM duckdb_columns()", "function_not_allowed"),
@@ -238,6 +243,11 @@ def test_error_oracle_does_not_see_rows_outside_the_filter(engine, analyst):
     # with a conversion error and reveal that US rows exist.
     oracle = "SELECT count(*) FROM events WHERE CASE WHEN region = 'US' THEN CAST('x' AS INT) ELSE 1 END = 1"
     assert engine.run(oracle, analyst).rows == [(3,)]
+
+
+def test_unqualified_functions_are_built_ins_not_a_sources_macros(engine, analyst):
+    assert engine.run("SELECT * FROM range(1)", analyst).rows == [(0,)]
+    assert engine.run("SELECT abs(-1)", analyst).rows == [(1,)]
 
 
 def test_variable_cannot_name_a_table(engine, analyst):

@@ -37,6 +37,8 @@ def test_expected_text_passes():
         ("SELECT * FROM query('SELECT 1')", "function_not_allowed"),
         ("SELECT current_setting('threads')", "function_not_allowed"),
         ("SELECT memory.main.sum(1)", "function_not_allowed"),
+        ("SELECT * FROM warehouse.main.range(1)", "function_not_allowed"),
+        ("SELECT * FROM warehouse.range(1)", "function_not_allowed"),
         ("SELECT $unknown", "variable_error"),
         ("SELECT 1; SELECT 2", "statement_not_allowed"),
         ("ATTACH 'x.db' AS x", "statement_not_allowed"),

@@ -63,7 +63,7 @@ class ParseFacts:
 
     statement_count: int = 0
     base_tables: list[tuple[str, str, str]] = field(default_factory=list)
-    table_functions: list[str] = field(default_factory=list)
+    table_functions: list[tuple[str, str, str]] = field(default_factory=list)  # (catalog, schema, name)
     functions: list[tuple[str, str, str]] = field(default_factory=list)  # (catalog, schema, name)
     relation_types: list[str] = field(default_factory=list)
     parameters: list[str] = field(default_factory=list)
@@ -126,7 +126,13 @@ def _collect(node: Any, facts: ParseFacts) -> None:
                     facts.has_at_clause = True
             elif kind == "TABLE_FUNCTION":
                 function = current.get("function") or {}
-                facts.table_functions.append(str(function.get("function_name", "")))
+                facts.table_functions.append(
+                    (
+                        str(function.get("catalog") or ""),
+                        str(function.get("schema") or ""),
+                        str(function.get("function_name", "")),
+                    )
+                )
                 # Its arguments are expressions; the function itself is not a scalar call.
                 stack.extend(function.get("children") or [])
                 stack.extend(v for k, v in current.items() if k != "function")
@@ -163,8 +169,9 @@ def check_final_statement(
         found[(catalog.lower(), schema.lower(), name.lower())] += 1
     if found != expected:
         raise EngineError(TABLE_NOT_FOUND, "Table not found.")
-    for name in facts.table_functions:
-        if not is_allowed_table_function(name):
+    for catalog, schema, name in facts.table_functions:
+        # A qualified call could reach a macro stored in an attached database.
+        if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_table_function(name):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Table function {name!r} is not allowed.")
     for catalog, schema, name in facts.functions:
         if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):

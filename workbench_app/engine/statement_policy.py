@@ -90,6 +90,9 @@ def _check_table(table: exp.Table) -> None:
             continue
         raise EngineError(STATEMENT_NOT_ALLOWED, f"{arg.upper()} on a table is not allowed.")
     target = table.this
+    if isinstance(target, exp.Func) and (table.args.get("db") or table.args.get("catalog")):
+        # warehouse.main.range(...) could be a table macro stored in an attached database.
+        raise EngineError(FUNCTION_NOT_ALLOWED, "Qualified table functions are not allowed.")
     if isinstance(target, exp.Anonymous):
         if not is_allowed_table_function(str(target.name)):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Table function {str(target.name)!r} is not allowed.")
