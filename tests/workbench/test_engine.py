@@ -168,6 +168,22 @@ def test_syntax_errors_have_their_code(engine, analyst):
         assert refused.value.code == "syntax_error"
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT " + "(" * 2000 + "1" + ")" * 2000,
+        "SELECT " + "1 + " * 3000 + "1",
+        "SELECT * FROM " + "(SELECT * FROM " * 600 + "events" + ") t" * 600,
+        "SELECT 1 -- " + "x" * 300_000,
+    ],
+    ids=["parentheses", "operators", "subqueries", "too long"],
+)
+def test_pathological_statements_are_refused_cleanly(engine, analyst, sql):
+    with pytest.raises(EngineError) as refused:
+        engine.run(sql, analyst)
+    assert refused.value.code in {"statement_not_allowed", "syntax_error"}
+
+
 def test_invalid_catalog_names_are_refused():
     for name in ("memory", "system", "bad name", "x;y", ""):
         with pytest.raises(ValueError):

@@ -22,6 +22,8 @@ def parse_statements(sql: str) -> list[exp.Expression]:
         trees = sqlglot.parse(sql, read=DIALECT)
     except (ParseError, TokenError) as error:
         raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
+    except RecursionError:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
     return [tree for tree in trees if tree is not None]
 
 
@@ -63,7 +65,10 @@ def format_sql(sql: str) -> str:
 
     protected, tokens = protect_template(sql)
     trees = parse_statements(protected)
-    formatted = ";\n\n".join(tree.sql(dialect=DIALECT, pretty=True) for tree in trees)
+    try:
+        formatted = ";\n\n".join(tree.sql(dialect=DIALECT, pretty=True) for tree in trees)
+    except RecursionError:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
     return restore_template(formatted, tokens)
 
 

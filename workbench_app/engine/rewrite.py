@@ -51,6 +51,8 @@ from workbench_app.engine.permissions import (
 from workbench_app.engine.statement_policy import check_statement, is_table_function
 
 _RESULT_ALIAS = "wb_result"
+#: Longer statements are refused before parsing (a question is never this long).
+MAX_STATEMENT_LENGTH = 200_000
 
 
 @dataclass(frozen=True)
@@ -120,9 +122,24 @@ def rewrite_statement(
     is accepted. ``row_limit`` caps the rows returned (the engine passes its
     limit plus one to detect truncation).
     """
+    if len(sql) > MAX_STATEMENT_LENGTH:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is too long.")
+    try:
+        return _rewrite(sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
+    except RecursionError:
+        # sqlglot, the JSON decoder and the generator all recurse on nesting depth.
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
+
+
+def _rewrite(
+    sql: str,
+    user: UserContext,
+    schema: SchemaCatalog,
+    options: RewriteOptions,
+    parameters: dict[str, Any],
+    row_limit: int | None,
+) -> RewrittenStatement:
     started = time.perf_counter()
-    options = options or RewriteOptions()
-    parameters = dict(parameters or {})
     tree = parse_single_statement(sql)
     check_statement(tree, allowed_parameters=parameters)
     state = _RewriteState(user=user, schema=schema, options=options)
