@@ -23,6 +23,7 @@ KEYWORDS = (
     "ON USING AS AND OR NOT IN IS NULL LIKE ILIKE BETWEEN CASE WHEN THEN ELSE END DISTINCT WITH "
     "UNION ALL EXCEPT INTERSECT OVER PARTITION QUALIFY ASC DESC LATERAL FILTER EXISTS CAST INTERVAL"
 ).split()
+MAX_COMPLETION_TEXT = 200_000
 _KIND_ORDER = {"column": 0, "table": 1, "cte": 1, "schema": 2, "catalog": 3, "function": 4, "keyword": 5}
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 _CHAIN_AT_END = re.compile(rf"((?:{_IDENT}\s*\.\s*)*)(\"?[A-Za-z0-9_$]*)$")
@@ -66,12 +67,18 @@ def complete(
     limit: int = 200,
 ) -> list[Completion]:
     """Suggestions for the word being typed at ``cursor`` (a character offset into ``sql``)."""
+    if len(sql) > MAX_COMPLETION_TEXT:
+        return []
     cursor = max(0, min(cursor, len(sql)))
     before = sql[:cursor]
-    match = _CHAIN_AT_END.search(before)
+    # The word being typed is short: look only at the end, whatever the text's length.
+    match = _CHAIN_AT_END.search(before[-512:])
+    if match:
+        offset = len(before) - len(before[-512:])
+        match_start = offset + match.start()
     qualifiers = _split_chain(match.group(1)) if match else []
     partial = _unquote(match.group(2)) if match else ""
-    head = before[: match.start()] if match else before
+    head = before[:match_start] if match else before
 
     visible = visible_schema(user, schema)
     by_key = {info.table.key: (info, columns) for info, columns in visible}

@@ -18,6 +18,7 @@ literals such as ``[[1, 2], [3]]`` and list comprehensions stay plain SQL.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import math
 import re
@@ -26,9 +27,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
-from workbench_app.engine.errors import VARIABLE_ERROR, EngineError
+from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, VARIABLE_ERROR, EngineError
 
 VARIABLE_TYPES = ("text", "number", "date")
+MAX_TEMPLATE_LENGTH = 200_000
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}", re.S)
 
@@ -60,6 +62,7 @@ def _scan(sql: str) -> list[_Piece]:
     buffer: list[str] = []
     i, n = 0, len(sql)
     depth = 0
+    clauses = _ClauseFinder(sql)
 
     def flush() -> None:
         if buffer:
@@ -96,7 +99,7 @@ def _scan(sql: str) -> list[_Piece]:
             flush()
             pieces.append(_Piece("variable", sql[i + 2 : end].strip()))
             i = end + 2
-        elif two == "[[" and _opens_optional_clause(sql, i):
+        elif two == "[[" and clauses.opens(i):
             flush()
             pieces.append(_Piece("open", two))
             depth += 1
@@ -113,20 +116,29 @@ def _scan(sql: str) -> list[_Piece]:
     return pieces
 
 
-def _opens_optional_clause(sql: str, start: int) -> bool:
-    """Whether ``[[`` at ``start`` opens an optional clause rather than a nested list.
+class _ClauseFinder:
+    """Decides whether ``[[`` opens an optional clause rather than a nested list.
 
     DuckDB writes nested lists as ``[[1, 2], [3]]``, so ``[[`` only opens an
     optional clause when a variable follows before the next ``]]`` (an
-    optional clause without a variable would be pointless).
+    optional clause without a variable would be pointless). Positions are
+    precomputed so that text full of ``[[`` stays linear to scan.
     """
-    end = sql.find("]]", start + 2)
-    body = sql[start + 2 :] if end == -1 else sql[start + 2 : end]
-    if "{{" not in body:
-        return False
-    if end == -1:
-        raise EngineError(VARIABLE_ERROR, "An optional clause [[ is never closed.")
-    return True
+
+    def __init__(self, sql: str):
+        self.closes = [m.start() for m in re.finditer(r"\]\]", sql)]
+        self.variables = [m.start() for m in re.finditer(r"\{\{", sql)]
+
+    def opens(self, start: int) -> bool:
+        close_index = bisect.bisect_left(self.closes, start + 2)
+        close = self.closes[close_index] if close_index < len(self.closes) else None
+        variable_index = bisect.bisect_left(self.variables, start + 2)
+        variable = self.variables[variable_index] if variable_index < len(self.variables) else None
+        if variable is None or (close is not None and variable >= close):
+            return False
+        if close is None:
+            raise EngineError(VARIABLE_ERROR, "An optional clause [[ is never closed.")
+        return True
 
 
 def _end_of_quoted(sql: str, start: int, quote: str) -> int:
@@ -213,6 +225,8 @@ def bind_variables(
     clause must have a value; an optional clause whose variables are not all
     given (missing or ``None``) is dropped. Optional clauses cannot be nested.
     """
+    if len(sql) > MAX_TEMPLATE_LENGTH:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is too long.")
     declarations = dict(declarations or {})
     values = dict(values or {})
     for name in values:
