@@ -11,7 +11,7 @@ from psycopg.types.json import Jsonb
 
 from workbench_app.accounts import passwords
 from workbench_app.accounts.identity import Identity
-from workbench_app.errors import WorkbenchError, conflict, invalid, not_found
+from workbench_app.errors import conflict, invalid, not_found
 from workbench_app.records import audit_log
 
 _EMAIL = re.compile(r"^[^@\s]{1,200}@[^@\s]{1,200}$")
@@ -117,8 +117,9 @@ def set_attributes(conn: psycopg.Connection, actor: Identity, user_id: int, valu
     return attributes(conn, user_id)
 
 
-def sign_in(conn: psycopg.Connection, email: str, password: str) -> Identity:
-    """Check a password; success and failure are both audited. Refusals never say which part was wrong."""
+def sign_in(conn: psycopg.Connection, email: str, password: str) -> Identity | None:
+    """Check a password; success and failure are both audited. None when refused (the caller
+    commits the audit entry, then answers without saying which part was wrong)."""
     with conn.cursor(row_factory=dict_row) as cur:
         user = cur.execute(
             "select user_id, email, password_hash, is_admin, is_active from users where lower(email) = lower(%s)",
@@ -127,7 +128,7 @@ def sign_in(conn: psycopg.Connection, email: str, password: str) -> Identity:
     matches = passwords.verify_password(user["password_hash"] if user else None, password)
     if not user or not matches or not user["is_active"]:
         audit_log.record(conn, user["user_id"] if user else None, email[:200], "sign_in.failed", None, {})
-        raise WorkbenchError(401, "invalid_credentials", "E-mail address or password is wrong.")
+        return None
     if passwords.needs_rehash(user["password_hash"]):
         conn.execute("update users set password_hash = %s where user_id = %s",
                      (passwords.hash_password(password), user["user_id"]))

@@ -6,6 +6,7 @@ from flask import Blueprint, jsonify
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, users
 from workbench_app.api.authentication import identity, json_body, require_admin, services
+from workbench_app.errors import WorkbenchError
 
 blueprint = Blueprint("accounts", __name__)
 
@@ -19,7 +20,8 @@ def sign_in():
     name = check.text(body, "name", default="sign-in")
     with services().transaction() as conn:
         who = users.sign_in(conn, email, password)
-    # The failed attempt above is committed even though the request is refused.
+    if who is None:  # the failed attempt is committed to the audit log above
+        raise WorkbenchError(401, "invalid_credentials", "E-mail address or password is wrong.")
     with services().transaction() as conn:
         record, secret = api_tokens.create_token(conn, who, name)
     return jsonify({"token": record, "secret": secret}), 201
