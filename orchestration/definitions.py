@@ -1,12 +1,19 @@
 """The Dagster code location: merges the definitions of each integration."""
 from dagster import Definitions
-from dagster_dbt import DbtCliResource
 
-from orchestration.defs.dbt.assets import analytics_dbt_models
-from orchestration.defs.dbt.project import analytics_dbt_project
-from pipelines.dbt_environment import dbt_executable
+from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
+from orchestration.defs.dbt.schedules import (channel_rebuild_job, channel_rules_sensor, incremental_build_job,
+                                              incremental_build_schedule)
+from orchestration.defs.maintenance.assets import maintenance_assets
+from orchestration.defs.maintenance.schedules import (declared_events_sensor, event_views_job, maintenance_job,
+                                                      maintenance_schedule, privacy_requests_job,
+                                                      privacy_requests_sensor)
+from orchestration.defs.resources import build_resources
 
 defs = Definitions(
-    assets=[analytics_dbt_models],
-    resources={"dbt": DbtCliResource(project_dir=analytics_dbt_project, dbt_executable=dbt_executable())},
+    assets=[analytics_dbt_incremental_models, analytics_dbt_models, *maintenance_assets],
+    jobs=[incremental_build_job, channel_rebuild_job, maintenance_job, event_views_job, privacy_requests_job],
+    schedules=[incremental_build_schedule, maintenance_schedule],
+    sensors=[channel_rules_sensor, declared_events_sensor, privacy_requests_sensor],
+    resources=build_resources(),
 )

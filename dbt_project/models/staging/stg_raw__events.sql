@@ -4,21 +4,88 @@ with source as (
 
 ),
 
-final as (
+renamed as (
 
     select
         event_id,
         site_id,
         occurred_at,
         received_at,
+        source as received_via,
         event_type,
         event_name,
         visitor_kind,
         visitor_id,
         user_id,
+        page_id,
         url,
-        path
+        lower(hostname) as hostname,
+        coalesce(nullif(path, ''), '/') as path,
+        referrer,
+        lower(coalesce(referrer_host, substring(referrer from '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)'))) as referrer_host,
+        title,
+        {{ normalise_campaign_value('utm_source') }} as utm_source,
+        {{ normalise_campaign_value('utm_medium') }} as utm_medium,
+        {{ normalise_campaign_value('utm_campaign') }} as utm_campaign,
+        {{ normalise_campaign_value('utm_term') }} as utm_term,
+        {{ normalise_campaign_value('utm_content') }} as utm_content,
+        lower(click_id_kind) as click_id_kind,
+        language,
+        country,
+        browser,
+        os,
+        device_class,
+        screen_class,
+        props,
+        items,
+        coalesce(transaction_id, props ->> 'transaction_id') as transaction_id,
+        coalesce(
+            revenue,
+            case when jsonb_typeof(props -> 'value') = 'number' then (props ->> 'value')::numeric end
+        ) as revenue,
+        upper(coalesce(currency, props ->> 'currency')) as currency
     from source
+
+),
+
+traffic as (
+
+    select
+        *,
+        -- A referrer on the site itself is navigation, not a source.
+        case
+            when referrer_host is not null and referrer_host <> coalesce(hostname, '')
+                then {{ registrable_host('referrer_host') }}
+        end as referrer_domain
+    from renamed
+
+),
+
+final as (
+
+    select
+        *,
+        -- One key per person as far as the site lets us know them; the identifiers themselves
+        -- are hashed so that the key never spells a user id.
+        md5(case
+            when user_id is not null then 'user:' || user_id
+            when visitor_id is not null then visitor_kind || ':' || visitor_id
+            else 'event:' || event_id::text
+        end) as visitor_key,
+        coalesce(
+            utm_source,
+            case click_id_kind when 'gclid' then 'google' when 'msclkid' then 'bing' end,
+            referrer_domain,
+            '(direct)'
+        ) as traffic_source,
+        case
+            when utm_source is not null or utm_medium is not null then coalesce(utm_medium, '(not set)')
+            when click_id_kind in ('gclid', 'msclkid') then 'cpc'
+            when referrer_domain is not null then 'referral'
+            else '(none)'
+        end as traffic_medium,
+        utm_campaign as traffic_campaign
+    from traffic
 
 )
 

@@ -1,0 +1,19 @@
+{#- A campaign parameter value as analysts expect it: percent-decoded, `+` as a space, trimmed,
+    inner whitespace collapsed, lower case; empty and placeholder values become null. -#}
+{% macro normalise_campaign_value(column) -%}
+    nullif(
+        nullif(nullif(nullif(nullif(
+            lower(regexp_replace(btrim(staging.url_decode(replace({{ column }}, '+', ' ')), E' \t\r\n'), '\s+', ' ', 'g')),
+        ''), '(not set)'), 'undefined'), 'null'),
+    '(none)')
+{%- endmacro %}
+
+{#- A host name without its `www.` prefix, lower case. -#}
+{% macro registrable_host(column) -%}
+    nullif(regexp_replace(lower(btrim({{ column }})), '^www\.', ''), '')
+{%- endmacro %}
+
+{#- A goal path pattern (`*` matches any characters) as a LIKE pattern. -#}
+{% macro path_pattern_to_like(column) -%}
+    replace(replace(replace(replace({{ column }}, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%')
+{%- endmacro %}

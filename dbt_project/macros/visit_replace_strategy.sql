@@ -1,0 +1,22 @@
+{#- Incremental strategy `visit_replace` for tables keyed by visit (one row per event or per visit,
+    with site_id, visitor_key and visit_start).
+
+    A rebuilt window may merge, extend or move visits (a late event can join two visits), so the
+    rows it replaces cannot be found by key. For each visitor present in the new rows, every old
+    row whose visit starts between the first rebuilt visit's start and the last one's end is
+    replaced: those visits were all re-sessionized from the same events. -#}
+{% macro get_incremental_visit_replace_sql(arg_dict) %}
+    {%- set target = arg_dict["target_relation"] -%}
+    {%- set source = arg_dict["temp_relation"] -%}
+    {%- set columns = get_quoted_csv(arg_dict["dest_columns"] | map(attribute="name")) -%}
+    delete from {{ target }} as old
+     using (select site_id, visitor_key, min(visit_start) as first_start, max(visit_end) as last_end
+              from {{ source }}
+             group by site_id, visitor_key) as rebuilt
+     where old.site_id = rebuilt.site_id
+       and old.visitor_key = rebuilt.visitor_key
+       and old.visit_start between rebuilt.first_start and rebuilt.last_end;
+
+    insert into {{ target }} ({{ columns }})
+    select {{ columns }} from {{ source }};
+{% endmacro %}

@@ -1,0 +1,122 @@
+{{
+    config(
+        materialized='incremental',
+        tags=['partitioned'],
+        incremental_strategy='visit_replace',
+        on_schema_change='append_new_columns',
+        indexes=[
+            {'columns': ['site_id', 'visitor_key', 'visit_start']},
+            {'columns': ['visit_id'], 'unique': False},
+            {'columns': ['site_id', 'visit_source', 'visit_medium', 'visit_campaign']},
+        ],
+    )
+}}
+
+{#- One row per visit, aggregated from its events. Rebuilds the visits touched by the window. -#}
+
+with window_bounds as (
+
+    select
+        {{ window_start(ref('int_events_sessionized'), 'last_received_at') }} as window_start,
+        {{ window_end() }} as window_end
+
+),
+
+events as (
+
+    select events.*
+    from {{ ref('int_events_sessionized') }} as events
+    cross join window_bounds
+    where events.visit_end >= window_bounds.window_start - {{ session_timeout() }}
+      and events.visit_start < window_bounds.window_end
+
+),
+
+pageviews as (
+
+    select
+        visit_id,
+        count(*) as pageview_count,
+        (array_agg(path order by occurred_at, event_id))[1] as entry_path,
+        (array_agg(path order by occurred_at desc, event_id desc))[1] as exit_path,
+        (array_agg(url order by occurred_at, event_id))[1] as entry_url,
+        (array_agg(title order by occurred_at, event_id))[1] as entry_title
+    from events
+    where event_type = 'pageview'
+    group by visit_id
+
+),
+
+visits as (
+
+    select
+        visit_id,
+        site_id,
+        visitor_key,
+        min(visit_start) as visit_start,
+        max(visit_end) as visit_end,
+        count(*) as event_count,
+        max(received_at) as last_received_at,
+        (array_agg(visitor_kind order by occurred_at, event_id))[1] as visitor_kind,
+        (array_agg(visitor_id order by occurred_at, event_id) filter (where visitor_id is not null))[1] as visitor_id,
+        (array_agg(user_id order by occurred_at, event_id) filter (where user_id is not null))[1] as user_id,
+        min(visit_source) as visit_source,
+        min(visit_medium) as visit_medium,
+        min(visit_campaign) as visit_campaign,
+        (array_agg(utm_term order by occurred_at, event_id))[1] as visit_term,
+        (array_agg(utm_content order by occurred_at, event_id))[1] as visit_content,
+        (array_agg(referrer_domain order by occurred_at, event_id))[1] as referrer_domain,
+        (array_agg(country order by occurred_at, event_id) filter (where country is not null))[1] as country,
+        (array_agg(device_class order by occurred_at, event_id) filter (where device_class is not null))[1] as device_class,
+        (array_agg(browser order by occurred_at, event_id) filter (where browser is not null))[1] as browser,
+        (array_agg(os order by occurred_at, event_id) filter (where os is not null))[1] as os,
+        (array_agg(language order by occurred_at, event_id) filter (where language is not null))[1] as language,
+        count(*) filter (where event_type = 'event'
+                           and event_name not in ('scroll_depth', 'zone_visibility')) as interaction_count,
+        count(*) filter (where event_name = 'purchase') as purchase_count,
+        coalesce(sum(revenue) filter (where event_name = 'purchase'), 0) as purchase_revenue
+    from events
+    group by visit_id, site_id, visitor_key
+
+),
+
+final as (
+
+    select
+        visits.visit_id,
+        visits.site_id,
+        visits.visitor_key,
+        visits.visitor_kind,
+        visits.visitor_id,
+        visits.user_id,
+        visits.visit_start,
+        visits.visit_end,
+        extract(epoch from visits.visit_end - visits.visit_start)::integer as duration_seconds,
+        coalesce(pageviews.pageview_count, 0) as pageview_count,
+        visits.event_count,
+        -- A bounce: one page view and no interaction (scrolling and zones seen do not count).
+        coalesce(pageviews.pageview_count, 0) <= 1 and visits.interaction_count = 0 as is_bounce,
+        pageviews.entry_path,
+        pageviews.exit_path,
+        pageviews.entry_url,
+        pageviews.entry_title,
+        visits.visit_source,
+        visits.visit_medium,
+        visits.visit_campaign,
+        visits.visit_term,
+        visits.visit_content,
+        visits.referrer_domain,
+        visits.country,
+        visits.device_class,
+        visits.browser,
+        visits.os,
+        visits.language,
+        visits.purchase_count,
+        visits.purchase_revenue,
+        visits.last_received_at
+    from visits
+    left join pageviews on pageviews.visit_id = visits.visit_id
+
+)
+
+select * from final

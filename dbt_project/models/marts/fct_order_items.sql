@@ -1,0 +1,53 @@
+{{ config(indexes=[{'columns': ['site_id', 'order_id']}]) }}
+
+with orders as (
+
+    select * from {{ ref('int_events_sessionized') }}
+    where event_name = 'purchase' and jsonb_typeof(items) = 'array'
+
+),
+
+deduplicated as (
+
+    select distinct on (site_id, coalesce(transaction_id, event_id::text))
+        *
+    from orders
+    order by site_id, coalesce(transaction_id, event_id::text), occurred_at, event_id
+
+),
+
+items as (
+
+    select
+        deduplicated.site_id,
+        deduplicated.visit_id,
+        coalesce(deduplicated.transaction_id, deduplicated.event_id::text) as order_id,
+        deduplicated.occurred_at as ordered_at,
+        deduplicated.currency,
+        item.position as line_number,
+        item.value as item
+    from deduplicated
+    cross join lateral jsonb_array_elements(deduplicated.items) with ordinality as item(value, position)
+
+),
+
+final as (
+
+    select
+        site_id,
+        order_id,
+        line_number::integer as line_number,
+        visit_id,
+        ordered_at,
+        item ->> 'id' as item_id,
+        item ->> 'name' as item_name,
+        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end as price,
+        case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as quantity,
+        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end
+            * case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as line_total,
+        currency
+    from items
+
+)
+
+select * from final

@@ -1,0 +1,27 @@
+{{ config(materialized='view') }}
+
+{#- The deepest scroll reached on each page view (events scroll_depth, property percent). -#}
+
+with events as (
+
+    select * from {{ ref('int_events_sessionized') }}
+    where event_name = 'scroll_depth' and page_id is not null
+
+),
+
+final as (
+
+    select
+        site_id,
+        page_id,
+        min(visit_id) as visit_id,
+        min(path) as path,
+        min(occurred_at) as first_scrolled_at,
+        max(case when jsonb_typeof(props -> 'percent') = 'number'
+                 then least(greatest((props ->> 'percent')::numeric, 0), 100) end) as max_percent
+    from events
+    group by site_id, page_id
+
+)
+
+select * from final

@@ -1,0 +1,38 @@
+{{ config(materialized='view') }}
+
+{#- Time zones of pages were visible (events zone_visibility, properties zone and visible_ms). -#}
+
+with events as (
+
+    select * from {{ ref('int_events_sessionized') }}
+    where event_name = 'zone_visibility'
+
+),
+
+zones as (
+
+    select * from {{ ref('stg_collect__zones') }}
+
+),
+
+final as (
+
+    select
+        events.event_id,
+        events.site_id,
+        events.visit_id,
+        events.page_id,
+        events.occurred_at,
+        events.path,
+        events.props ->> 'zone' as zone_name,
+        zones.zone_label,
+        case when jsonb_typeof(events.props -> 'visible_ms') = 'number'
+             then (events.props ->> 'visible_ms')::numeric end as visible_ms
+    from events
+    left join zones
+        on zones.site_id = events.site_id
+       and zones.zone_name = events.props ->> 'zone'
+
+)
+
+select * from final

@@ -1,0 +1,39 @@
+"""`analytics build`: materialise every asset in process, for scripts, tests and the demo.
+
+The partitioned dbt models run as one backfill over every month that has events (single-run
+policy: one dbt invocation over the whole window), followed by everything else.
+"""
+from datetime import date, datetime, timezone
+
+from dagster import DagsterInstance, ExecuteInProcessResult, materialize
+
+from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
+from orchestration.defs.dbt.partitions import MONTHLY_PARTITIONS
+from orchestration.defs.maintenance.assets import maintenance_assets
+from orchestration.defs.resources import build_resources
+from pipelines.database import connection
+from pipelines.settings import Settings
+
+PARTITION_RANGE_START_TAG = "dagster/asset_partition_range_start"
+PARTITION_RANGE_END_TAG = "dagster/asset_partition_range_end"
+
+
+def partition_range(first_event: datetime | None, today: date) -> tuple[str, str]:
+    """First and last month partition keys covering the events up to the current month."""
+    earliest = MONTHLY_PARTITIONS.start.date()
+    start = max(first_event.date(), earliest) if first_event else today
+    start = min(start, today)
+    return start.strftime("%Y-%m-01"), today.strftime("%Y-%m-01")
+
+
+def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> ExecuteInProcessResult:
+    """Materialise maintenance, the dbt models of every month with events, and the event views."""
+    with connection.connect(connection.server_url(settings), autocommit=True) as conn:
+        first_event = conn.execute("select min(occurred_at) from raw.events").fetchone()[0]
+    first, last = partition_range(first_event, datetime.now(timezone.utc).date())
+    return materialize(
+        [*maintenance_assets, analytics_dbt_incremental_models, analytics_dbt_models],
+        resources=build_resources(settings),
+        instance=instance,
+        tags={PARTITION_RANGE_START_TAG: first, PARTITION_RANGE_END_TAG: last},
+    )

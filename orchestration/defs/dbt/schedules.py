@@ -1,0 +1,51 @@
+"""The incremental build every 15 minutes and the channel rebuild when rules change."""
+
+import hashlib
+import json
+
+from dagster import (AssetKey, AssetSelection, DefaultScheduleStatus, DefaultSensorStatus, RunRequest,
+                     ScheduleEvaluationContext, SensorEvaluationContext, SkipReason, define_asset_job,
+                     schedule, sensor)
+
+from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
+from orchestration.defs.dbt.partitions import NEW_EVENTS, NEW_EVENTS_TAG
+from orchestration.defs.resources import Warehouse
+from pipelines.maintenance.changes import channel_rules_versions
+
+# The model that applies the channel rules; everything downstream of it shows channels.
+CHANNELS_ASSET = AssetKey(["intermediate", "int_traffic_source_channels"])
+
+incremental_build_job = define_asset_job(
+    "incremental_build_job",
+    selection=AssetSelection.assets(analytics_dbt_incremental_models, analytics_dbt_models),
+    description="Sessionize the events received since the last run, then rebuild every model downstream.",
+)
+
+channel_rebuild_job = define_asset_job(
+    "channel_rebuild_job",
+    selection=AssetSelection.assets(CHANNELS_ASSET).downstream(),
+    description="Re-apply the channel rules to every visit, past ones included.",
+)
+
+
+def month_partition_key(moment) -> str:
+    return moment.strftime("%Y-%m-01")
+
+
+@schedule(job=incremental_build_job, cron_schedule="*/15 * * * *", execution_timezone="UTC",
+          default_status=DefaultScheduleStatus.RUNNING)
+def incremental_build_schedule(context: ScheduleEvaluationContext):
+    return RunRequest(partition_key=month_partition_key(context.scheduled_execution_time),
+                      tags={NEW_EVENTS_TAG: NEW_EVENTS})
+
+
+@sensor(job=channel_rebuild_job, minimum_interval_seconds=30, default_status=DefaultSensorStatus.RUNNING)
+def channel_rules_sensor(context: SensorEvaluationContext, warehouse: Warehouse):
+    """Rebuild channels when a site's channel rules version (or the source categories) moved."""
+    with warehouse.connect() as conn:
+        versions = channel_rules_versions(conn)
+    state = json.dumps(versions, sort_keys=True)
+    if context.cursor == state:
+        return SkipReason("channel rules unchanged")
+    context.update_cursor(state)
+    return RunRequest(run_key=hashlib.sha256(state.encode()).hexdigest()[:16])
