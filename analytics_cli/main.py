@@ -122,6 +122,10 @@ from analytics_cli.admin_commands import admin_token  # noqa: E402  (a command g
 
 main.add_command(admin_token)
 
+from analytics_cli.follow_commands import follow  # noqa: E402
+
+main.add_command(follow)
+
 from analytics_cli.workbench_commands import workbench  # noqa: E402
 
 main.add_command(workbench)

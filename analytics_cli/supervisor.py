@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 import requests
 
+from analytics_cli.follow_commands import follower_children
 from pipelines.database import bootstrap, embedded
 from pipelines.dbt_environment import dbt_environment, manifest_path
 from pipelines.settings import Settings
@@ -159,6 +160,7 @@ def run_product(settings: Settings, with_dagster: bool = True) -> int:
         prepare_dagster_home(settings)
         prepare_dbt_manifest(env)
     children = build_children(settings, with_dagster)
+    children += follower_children(settings, urls.analytics)
 
     stopping = False
 
