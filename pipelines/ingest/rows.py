@@ -22,6 +22,8 @@ COLUMNS = (
     "transaction_id", "revenue", "currency",
 )
 _INDEX = {name: i for i, name in enumerate(COLUMNS)}
+# One encoder for every row: json.dumps with options builds a new one per call.
+_to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 UTM_PARAMETERS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
 # Advertising click ids: which one was present is kept, its value (a per-click identifier) is not.
 CLICK_IDS = ("gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "ttclid", "twclid",
@@ -97,8 +99,8 @@ def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime
     if device:
         row[24:27] = (device.browser, device.os, device.device_class)
     row[27] = fields.get("screen")
-    row[28] = json.dumps(props, ensure_ascii=False, separators=(",", ":")) if props else "{}"
-    row[29] = json.dumps(items, ensure_ascii=False, separators=(",", ":")) if items else None
+    row[28] = _to_json(props) if props else "{}"
+    row[29] = _to_json(items) if items else None
     row[30] = props.get("transaction_id")
     row[31] = None if revenue is None else repr(revenue)
     row[32] = props.get("currency")
@@ -126,7 +128,7 @@ def row_from_mapping(values: Mapping[str, Any]) -> tuple:
         elif isinstance(value, datetime):
             row.append(value.isoformat())
         elif isinstance(value, (dict, list)):
-            row.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+            row.append(_to_json(value))
         else:
             row.append(str(value))
     return tuple(row)

@@ -1,0 +1,261 @@
+"""Benchmark of POST /collect/server: 100-event batches from concurrent clients.
+
+Starts its own embedded PostgreSQL in a temporary directory (default durability settings: fsync
+and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers.
+Then, in one run:
+
+1. saturation: concurrent clients post 100-event batches for a fixed time; events/s, p50, p99;
+2. the floor: a plain COPY of the same rows into the same table, in 10,000-row transactions;
+3. half load: batches paced at half the saturation rate; p50, p99 (measured from the scheduled
+   send time, so a stall is not hidden by the client waiting for it).
+
+Expected (issue 3): >= 20,000 events/s, >= a quarter of the COPY rate, p99 < 100 ms at half load.
+Usage: .venv/bin/python bench/ingest_server.py [--seconds 15] [--clients 16]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import psycopg
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from pipelines.admin.server_keys import create_server_key  # noqa: E402
+from pipelines.database import connection, embedded, migrate  # noqa: E402
+from pipelines.ingest.events import validate_server_event  # noqa: E402
+from pipelines.ingest.rows import derive_row  # noqa: E402
+from pipelines.ingest.writer import COPY_STATEMENT, copy_text  # noqa: E402
+
+BATCH = 100
+USER_AGENTS = [
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+]
+PATHS = ["/", "/pricing", "/blog/privacy-first-analytics", "/docs/getting-started", "/shop/shoes", "/cart"]
+
+
+def make_event(rng: random.Random) -> dict:
+    path = rng.choice(PATHS)
+    event = {"url": f"https://shop.example{path}?utm_source=newsletter&utm_medium=email",
+             "referrer": "https://www.google.com/", "title": f"Page {path}", "language": "fr-FR",
+             "ip": f"{rng.randint(1, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
+             "user_agent": rng.choice(USER_AGENTS)}
+    if rng.random() < 0.3:
+        event.update(type="event", name=rng.choice(["signup", "add_to_cart", "purchase"]),
+                     props={"plan": "pro", "value": 49.5, "currency": "EUR", "transaction_id": f"T{rng.randint(1, 10**9)}"})
+    else:
+        event["type"] = "pageview"
+    return event
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+class Client(threading.Thread):
+    """Posts batches on one keep-alive connection; closed loop, or paced when `interval` is set."""
+
+    def __init__(self, port: int, secret: str, bodies: list[bytes], until: float, interval: float | None = None,
+                 offset: float = 0.0):
+        super().__init__(daemon=True)
+        self.port, self.bodies, self.until, self.interval, self.offset = port, bodies, until, interval, offset
+        self.headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        self.latencies: list[float] = []
+        self.events = 0
+        self.errors = 0
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        index = random.randrange(len(self.bodies))
+        next_send = time.perf_counter() + self.offset
+        while True:
+            if self.interval is not None:
+                delay = next_send - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                scheduled = next_send
+                next_send += self.interval
+            else:
+                scheduled = time.perf_counter()
+            if scheduled >= self.until:
+                break
+            body = self.bodies[index % len(self.bodies)]
+            index += 1
+            try:
+                conn.request("POST", "/collect/server", body=body, headers=self.headers)
+                response = conn.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException):
+                self.errors += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                continue
+            done = time.perf_counter()
+            if response.status == 202:
+                self.events += json.loads(data)["accepted"]
+                self.latencies.append(done - scheduled)
+            else:
+                self.errors += 1
+        conn.close()
+
+
+def run_clients(port, secret, bodies, seconds, clients, rate=None):
+    """Returns (events/s, latencies in s, errors). `rate`: batches per second in total (paced)."""
+    start = time.perf_counter() + 0.2
+    until = start + seconds
+    interval = None if rate is None else clients / rate
+    threads = [Client(port, secret, bodies, until, interval, offset=0.2 + (interval or 0) * i / clients)
+               for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    events = sum(t.events for t in threads)
+    return events / seconds, [x for t in threads for x in t.latencies], sum(t.errors for t in threads)
+
+
+def copy_floor(url: str, rows: list[tuple], seconds_budget: float = 8.0) -> float:
+    """Rows/s of a plain COPY of preformatted rows, 10,000 per transaction."""
+    chunk = 10_000
+    payloads = [copy_text(rows[i:i + chunk]) for i in range(0, len(rows), chunk)]
+    written, started = 0, time.perf_counter()
+    with psycopg.connect(url) as conn:
+        while time.perf_counter() - started < seconds_budget:
+            for payload in payloads:
+                with conn.cursor().copy(COPY_STATEMENT) as copy:
+                    copy.write(payload)
+                conn.commit()
+                written += chunk
+                if time.perf_counter() - started >= seconds_budget:
+                    break
+    return written / (time.perf_counter() - started)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0, help="duration of each load phase")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent connections at saturation")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
+    pgdata = root / "pgdata"
+    server = None
+    t0 = time.perf_counter()
+    try:
+        state = embedded.start(pgdata)
+        connection.ensure_database(state.url("postgres"), "analytics")
+        url = state.url("analytics")
+        migrate.migrate(url)
+        with psycopg.connect(url) as conn:
+            site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
+            secret = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)["secret"]
+
+        rng = random.Random(7)
+        batches = [[make_event(rng) for _ in range(BATCH)] for _ in range(64)]
+        bodies = [json.dumps({"events": batch}).encode() for batch in batches]
+
+        port = int(os.environ.get("BENCH_PORT") or 0) or _free_port()
+        env = {**os.environ, "ANALYTICS_DATABASE_URL": url, "ANALYTICS_HOME": str(root / "home"),
+               "ANALYTICS_SECRET": "bench-secret"}
+        log = (root / "gunicorn.log").open("w")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", str(args.workers),
+             "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        _wait_healthy(port)
+        run_clients(port, secret, bodies, 2.0, args.clients)  # warm-up: caches, pools, salts
+
+        rate, latencies, errors = run_clients(port, secret, bodies, args.seconds, args.clients)
+        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+
+        now = datetime.now(timezone.utc)
+        salt = bytes(32)
+        rows = []
+        for batch in batches:
+            for event in batch:
+                fields = validate_server_event(dict(event), now=now, accept_user_id=False)
+                ip, agent, visitor = fields.pop("ip"), fields.pop("user_agent"), fields.pop("visitor")
+                rows.append(derive_row(str(site_id), "server", fields, received_at=now, salt=salt,
+                                       visitor=visitor, ip=ip, user_agent=agent))
+        rows = (rows * (50_000 // len(rows) + 1))[:50_000]
+        floor = copy_floor(url, rows)
+
+        half_rate, half_latencies, half_errors = run_clients(
+            port, secret, bodies, args.seconds, args.clients, rate=rate / 2 / BATCH)
+        h50, h99 = percentile(half_latencies, 0.5), percentile(half_latencies, 0.99)
+
+        with psycopg.connect(url) as conn:
+            stored = conn.execute("select count(*) from raw.events where source = 'server'").fetchone()[0]
+
+        print()
+        print(f"POST /collect/server, {BATCH}-event batches, gunicorn {args.workers} workers, "
+              f"{os.cpu_count()} CPUs, PostgreSQL with fsync on")
+        print(f"{'measure':<44}{'value':>14}  {'target':<22}{'met':>4}")
+        print("-" * 86)
+        rows_out = [
+            ("saturation: events/s", f"{rate:,.0f}", ">= 20,000", rate >= 20_000),
+            ("saturation: p50 latency", f"{p50 * 1000:.1f} ms", "", None),
+            ("saturation: p99 latency", f"{p99 * 1000:.1f} ms", "", None),
+            ("plain COPY of the same rows: rows/s", f"{floor:,.0f}", "(the floor)", None),
+            ("ingest rate / COPY rate", f"{rate / floor:.2f}", ">= 0.25", rate / floor >= 0.25),
+            (f"half load ({half_rate:,.0f} events/s): p50", f"{h50 * 1000:.1f} ms", "", None),
+            (f"half load ({half_rate:,.0f} events/s): p99", f"{h99 * 1000:.1f} ms", "< 100 ms", h99 < 0.1),
+            ("errors (non-202)", f"{errors + half_errors}", "0", errors + half_errors == 0),
+        ]
+        for name, value, target, met in rows_out:
+            print(f"{name:<44}{value:>14}  {target:<22}{'' if met is None else ('yes' if met else 'NO'):>4}")
+        print(f"\nevents stored by the collector: {stored:,}; total run time {time.perf_counter() - t0:.0f} s")
+        return 0
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(30)
+        embedded.stop(pgdata)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_healthy(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the collector did not answer /healthz")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
