@@ -72,6 +72,7 @@ class ParseFacts:
 
 def parse_facts(sql: str) -> ParseFacts:
     """Parse ``sql`` with DuckDB and list its relations, functions and parameters."""
+    _self_test()
     # Inlined as a string literal rather than bound: binding a parameter here costs
     # several times the parse itself. Doubling quotes is DuckDB's whole escaping for
     # standard strings, and this connection is an empty sandbox anyway.
@@ -89,7 +90,23 @@ def parse_facts(sql: str) -> ParseFacts:
     return facts
 
 
+# Relation types of DuckDB's serialized table references (TableReferenceType).
+_RELATION_TYPES = frozenset(
+    {
+        "BASE_TABLE", "SUBQUERY", "JOIN", "TABLE_FUNCTION", "EXPRESSION_LIST", "EMPTY", "EMPTY_FROM",
+        "PIVOT", "SHOW_REF", "COLUMN_DATA", "DELIM_GET", "CTE", "BOUND_TABLE_REF", "INVALID",
+    }
+)
+
+
 def _collect(node: Any, facts: ParseFacts) -> None:
+    """Record every relation, function call and parameter of a serialized statement.
+
+    Written to fail closed if DuckDB's serialization changes: anything with a
+    ``table_name`` counts as a table read, anything with a ``function_name`` as
+    a call, and :func:`_self_test` refuses to run checks with a format in which
+    known facts are not found.
+    """
     stack = [node]
     while stack:
         current = stack.pop()
@@ -98,33 +115,12 @@ def _collect(node: Any, facts: ParseFacts) -> None:
             continue
         if not isinstance(current, dict):
             continue
-        if "class" in current:
-            # An expression.
-            if current.get("class") == "PARAMETER":
-                facts.parameters.append(str(current.get("identifier", "")))
-            if "function_name" in current:
-                facts.functions.append(
-                    (
-                        str(current.get("catalog") or ""),
-                        str(current.get("schema") or ""),
-                        str(current["function_name"]),
-                    )
-                )
-        elif "sample" in current and "type" in current and "query_location" in current:
-            # A relation (table reference).
-            kind = str(current["type"])
+        kind = str(current.get("type", ""))
+        if "class" not in current and kind in _RELATION_TYPES:
             facts.relation_types.append(kind)
-            if kind == "BASE_TABLE":
-                facts.base_tables.append(
-                    (
-                        str(current.get("catalog_name") or ""),
-                        str(current.get("schema_name") or ""),
-                        str(current.get("table_name") or ""),
-                    )
-                )
-                if current.get("at_clause"):
-                    facts.has_at_clause = True
-            elif kind == "TABLE_FUNCTION":
+            if current.get("at_clause"):
+                facts.has_at_clause = True
+            if kind == "TABLE_FUNCTION":
                 function = current.get("function") or {}
                 facts.table_functions.append(
                     (
@@ -137,7 +133,53 @@ def _collect(node: Any, facts: ParseFacts) -> None:
                 stack.extend(function.get("children") or [])
                 stack.extend(v for k, v in current.items() if k != "function")
                 continue
+        if "table_name" in current:
+            facts.base_tables.append(
+                (
+                    str(current.get("catalog_name") or ""),
+                    str(current.get("schema_name") or ""),
+                    str(current.get("table_name") or ""),
+                )
+            )
+        if current.get("class") == "PARAMETER" or kind == "VALUE_PARAMETER":
+            facts.parameters.append(str(current.get("identifier", "")))
+        if "function_name" in current:
+            facts.functions.append(
+                (
+                    str(current.get("catalog") or ""),
+                    str(current.get("schema") or ""),
+                    str(current["function_name"]),
+                )
+            )
         stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
+
+
+_SELF_TEST_SQL = (
+    "SELECT abs($p) FROM c.s.t AS x, range(1) AS r, (SELECT 1) AS q WHERE x.a IN (SELECT 1 FROM u)"
+)
+_self_test_passed = False
+
+
+def _self_test() -> None:
+    """Refuse to check anything if this DuckDB serializes statements in a way we do not read."""
+    global _self_test_passed
+    if _self_test_passed:
+        return
+    facts = ParseFacts()
+    literal = _SELF_TEST_SQL.replace("'", "''")
+    document = json.loads(_parser_connection().execute(f"SELECT json_serialize_sql('{literal}')").fetchone()[0])
+    for statement in document.get("statements", []):
+        _collect(statement, facts)
+    understood = (
+        sorted(facts.base_tables) == [("", "", "u"), ("c", "s", "t")]
+        and facts.table_functions == [("", "", "range")]
+        and ("", "", "abs") in facts.functions
+        and facts.parameters == ["p"]
+        and {"BASE_TABLE", "SUBQUERY", "TABLE_FUNCTION", "JOIN"} <= set(facts.relation_types)
+    )
+    if not understood:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The SQL checker does not understand this DuckDB version.")
+    _self_test_passed = True
 
 
 def check_final_statement(
@@ -157,6 +199,9 @@ def check_final_statement(
         raise EngineError(STATEMENT_NOT_ALLOWED, "Only one statement can be run at a time.")
     expected = Counter({tuple(p.lower() for p in key): n for key, n in allowed_tables.items()})
     ctes = {name.lower() for name in allowed_cte_names}
+    if not facts.relation_types:
+        # Every SELECT has a FROM, even an empty one: finding none means we misread it.
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.")
     for kind in facts.relation_types:
         if kind not in _ALLOWED_RELATION_TYPES:
             raise EngineError(STATEMENT_NOT_ALLOWED, "This kind of statement is not allowed.")
@@ -189,7 +234,7 @@ def check_expression_functions(expression_sql: str) -> None:
     filter and nothing else.
     """
     facts = parse_facts(f"SELECT {expression_sql}")
-    if facts.statement_count != 1 or facts.relation_types != ["EMPTY"]:
+    if facts.statement_count != 1 or facts.base_tables or set(facts.relation_types) - {"EMPTY", "EMPTY_FROM"}:
         raise EngineError(STATEMENT_NOT_ALLOWED, "A rule expression may not read other tables.")
     for catalog, schema, name in facts.functions:
         if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):
