@@ -79,3 +79,13 @@ def test_nested_and_recursive_ctes_still_work(engine, analyst):
         "SELECT * FROM (WITH inner_cte AS (SELECT page FROM events) SELECT count(*) FROM inner_cte) t", analyst
     ).rows
     assert rows == [(3,)]
+
+
+def test_checker_refuses_everything_if_it_cannot_read_duckdbs_format(monkeypatch):
+    from workbench_app.engine import duckdb_parse_check
+
+    monkeypatch.setattr(duckdb_parse_check, "_self_test_passed", False)
+    monkeypatch.setattr(duckdb_parse_check, "_collect", lambda node, facts: None)
+    with pytest.raises(EngineError) as refused:
+        check("SELECT 1")
+    assert refused.value.code == "statement_not_allowed"
