@@ -1,0 +1,13 @@
+with messages as (
+
+    select * from {{ ref('fct_chat_messages') }}
+
+),
+
+final as (
+
+    select * from messages
+
+)
+
+select * from final

@@ -1,0 +1,74 @@
+{{ config(materialized='view') }}
+
+{#- One row per message: its creation, and whether it was later deleted or not delivered. -#}
+
+with events as (
+
+    select * from {{ ref('stg_chat__events') }}
+    where message_id is not null
+
+),
+
+per_message as (
+
+    select
+        message_id,
+        min(conversation_id) as conversation_id,
+        min(site_id::text)::uuid as site_id,
+        min(message_kind) filter (where event_type = 'message.created') as created_kind,
+        min(message_kind) as any_kind,
+        min(message_at) filter (where event_type = 'message.created') as created_at,
+        min(message_at) as any_at,
+        max(message_length) as message_length,
+        max(attachment_count) as attachment_count,
+        min(channel) as channel,
+        min(occurred_at) filter (where event_type = 'message.deleted') as deleted_at,
+        min(occurred_at) filter (where event_type = 'message.undelivered') as undelivered_at,
+        (array_agg(delivery_error order by occurred_at) filter (
+            where event_type = 'message.undelivered' and delivery_error is not null))[1] as delivery_error,
+        bool_or(event_type = 'conversation.handed_off') as is_handoff_message
+    from events
+    group by message_id
+
+),
+
+final as (
+
+    select
+        message_id,
+        conversation_id,
+        site_id,
+        coalesce(created_kind, any_kind) as message_kind,
+        coalesce(created_at, any_at) as written_at,
+        message_length,
+        attachment_count,
+        channel,
+        deleted_at,
+        undelivered_at,
+        delivery_error,
+        is_handoff_message
+    from per_message
+
+)
+
+select
+    message_id,
+    conversation_id,
+    site_id,
+    message_kind,
+    written_at,
+    message_length,
+    attachment_count,
+    channel,
+    deleted_at is not null as is_deleted,
+    deleted_at,
+    undelivered_at is not null as is_undelivered,
+    undelivered_at,
+    delivery_error,
+    case when delivery_error ~ '^[A-Za-z][A-Za-z0-9_-]*[:./ ]'
+         then lower(substring(delivery_error from '^([A-Za-z][A-Za-z0-9_-]*)[:./ ]')) end as delivery_error_provider,
+    case when delivery_error ~ '^[A-Za-z][A-Za-z0-9_-]*[:./ ]'
+         then substring(delivery_error from '^[A-Za-z][A-Za-z0-9_-]*[:./ ](.*)$')
+         else delivery_error end as delivery_error_code,
+    is_handoff_message
+from final
