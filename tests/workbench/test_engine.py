@@ -89,6 +89,12 @@ def test_row_limit_truncates_and_says_so(engine, admin):
     assert len(result.rows) == 10 and result.truncated
     result = engine.run("SELECT * FROM range(50) ORDER BY 1 DESC LIMIT 20", admin, row_limit=10)
     assert result.rows[0] == (49,) and len(result.rows) == 10 and result.truncated
+    result = engine.run("SELECT * FROM range(50) LIMIT 5 OFFSET 40", admin, row_limit=10)
+    assert result.rows == [(40,), (41,), (42,), (43,), (44,)] and not result.truncated
+    result = engine.run("SELECT * FROM range(50) LIMIT 50%", admin, row_limit=10)
+    assert len(result.rows) == 10 and result.truncated
+    # Duplicate column names survive the cap unchanged.
+    assert engine.run("SELECT 1 AS a, 2 AS a LIMIT 3", admin, row_limit=10).columns == ["a", "a"]
     result = engine.run("SELECT * FROM range(5)", admin, row_limit=10)
     assert len(result.rows) == 5 and not result.truncated
     # A caller can lower the engine's limit, never raise it.

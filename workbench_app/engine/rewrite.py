@@ -480,10 +480,21 @@ def _partial(text: exp.Expression, keep_first: int, keep_last: int) -> exp.Expre
 def _limit(tree: exp.Expression, row_limit: int) -> exp.Expression:
     if row_limit < 0:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The row limit cannot be negative.")
-    if isinstance(tree, exp.Query) and not tree.args.get("limit") and not tree.args.get("offset") and not isinstance(tree, exp.Values):
-        tree.set("limit", exp.Limit(expression=exp.Literal.number(row_limit)))
-        return tree
-    # The query has its own LIMIT/OFFSET: cap it from outside.
+    if isinstance(tree, exp.Query) and not isinstance(tree, exp.Values):
+        existing = tree.args.get("limit")
+        if existing is None:
+            tree.set("limit", exp.Limit(expression=exp.Literal.number(row_limit)))
+            return tree
+        written = existing.expression if isinstance(existing, exp.Limit) else None
+        if (
+            isinstance(written, exp.Literal)
+            and written.is_int
+            and not existing.args.get("limit_options")
+        ):
+            # A plain LIMIT n: lower it in place (wrapping would rename duplicate columns).
+            existing.set("expression", exp.Literal.number(min(int(written.this), row_limit)))
+            return tree
+    # Any other LIMIT (an expression, a percentage): cap it from outside.
     subquery = exp.Subquery(this=tree, alias=exp.TableAlias(this=exp.to_identifier(_RESULT_ALIAS)))
     wrapper = exp.Select(expressions=[exp.Star()]).from_(subquery, copy=False)
     wrapper.set("limit", exp.Limit(expression=exp.Literal.number(row_limit)))
