@@ -74,6 +74,7 @@ _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": 
 def _paths() -> dict[str, Any]:
     op = _operation
     return {
+        "/openapi.json": {"get": op("Get the API description", "meta", public=True)},
         "/auth/token": {"post": op("Sign in for a token", "accounts", ok=201, public=True, result=_ref("NewToken"),
                                    body=_body({"email": {"type": "string"}, "password": {"type": "string"},
                                                "name": _TEXT}, ("email", "password")))},
