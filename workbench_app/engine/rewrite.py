@@ -368,8 +368,8 @@ def _row_predicate(grants: tuple[GroupGrant, ...]) -> exp.Expression | None:
     for grant in grants:
         if grant.row_filter is None:
             return None  # one grant reads every row
-        filters.append(exp.paren(grant.row_filter.copy()))
-    return exp.or_(*filters) if len(filters) > 1 else filters[0]
+        filters.append(exp.paren(grant.row_filter.copy(), copy=False))
+    return exp.or_(*filters, copy=False) if len(filters) > 1 else filters[0]
 
 
 def _treatment(grant: GroupGrant, column: str) -> tuple[str, Any]:
@@ -398,9 +398,9 @@ def _column_expression(column: str, data_type: str, access: TableAccess, state: 
     for grant, (kind, mask) in shown:
         value = _apply(column, data_type, kind, mask, grant, state, as_text=mixed_types)
         if grant.row_filter is None:
-            return case.else_(value) if case.args.get("ifs") else value
-        case = case.when(exp.paren(grant.row_filter.copy()), value)
-    return case.else_(exp.Null())
+            return case.else_(value, copy=False) if case.args.get("ifs") else value
+        case = case.when(exp.paren(grant.row_filter.copy(), copy=False), value, copy=False)
+    return case.else_(exp.Null(), copy=False)
 
 
 def _apply(
@@ -452,7 +452,11 @@ def _typed_null(data_type: str) -> exp.Expression:
 
 
 def _null_if_null(ref: exp.Expression, value: exp.Expression) -> exp.Expression:
-    return exp.Case().when(exp.Is(this=ref.copy(), expression=exp.Null()), exp.Null()).else_(value)
+    return (
+        exp.Case()
+        .when(exp.Is(this=ref.copy(), expression=exp.Null()), exp.Null(), copy=False)
+        .else_(value, copy=False)
+    )
 
 
 def _partial(text: exp.Expression, keep_first: int, keep_last: int) -> exp.Expression:
@@ -474,7 +478,7 @@ def _partial(text: exp.Expression, keep_first: int, keep_last: int) -> exp.Expre
     for piece in pieces[1:]:
         shown = exp.DPipe(this=shown, expression=piece)
     too_short = exp.LTE(this=length.copy(), expression=exp.Literal.number(kept * 2))
-    return exp.Case().when(too_short, stars_all).else_(shown)
+    return exp.Case().when(too_short, stars_all, copy=False).else_(shown, copy=False)
 
 
 def _limit(tree: exp.Expression, row_limit: int) -> exp.Expression:
