@@ -143,6 +143,20 @@ def test_catalog_attached_and_detached_at_run_time(source_files, tmp_path, admin
         engine.close()
 
 
+def test_set_catalogs_rebuilds_only_on_change(source_files):
+    engine = make_engine(source_files)
+    try:
+        sources = list(engine._generation.sources)
+        generation = engine._generation
+        assert engine.set_catalogs(sources) is False and engine._generation is generation
+        assert engine.set_catalogs(sources[:1]) is True
+        assert engine.catalogs() == ["warehouse"]
+        with pytest.raises(EngineError):
+            engine.set_catalogs([sources[0], sources[0]])
+    finally:
+        engine.close()
+
+
 def test_attach_failure_does_not_echo_the_connection_string(source_files):
     engine = make_engine(source_files)
     try:

@@ -291,6 +291,21 @@ class WorkbenchEngine:
             raise EngineError(CATALOG_ERROR, f"Catalog {name!r} is not attached.")
         self._swap(sources)
 
+    def set_catalogs(self, sources: Sequence[CatalogSource]) -> bool:
+        """Make the attached catalogs exactly ``sources`` (one rebuild at most).
+
+        For workers that sync with the sources table of the metadata database:
+        returns True when something changed and the database was rebuilt.
+        """
+        wanted = {source.name.lower(): source for source in sources}
+        if len(wanted) != len(sources):
+            raise EngineError(CATALOG_ERROR, "Two sources have the same catalog name.")
+        current = {source.name.lower(): source for source in self._generation.sources}
+        if wanted == current:
+            return False
+        self._swap(list(sources))
+        return True
+
     def refresh_schema(self) -> None:
         """Re-read the sources' tables (after the warehouse gained a view, for instance)."""
         self._swap(list(self._generation.sources))
