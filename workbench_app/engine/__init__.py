@@ -16,6 +16,14 @@ Public API (everything else in this package is internal)::
     result = engine.run("SELECT count(*) FROM events WHERE day >= {{since}}", user,
                         variables={"since": "2026-01-01"}, variable_types={"since": "date"})
 
+``WorkbenchEngine`` methods: ``run`` (execute as a user), ``rewrite`` (the SQL
+that would run, for administrators' logs), ``complete`` (autocomplete),
+``visible_catalogs`` / ``visible_tables`` / ``describe_table`` (what a user may
+see), ``native_sql_allowed``, ``attach_catalog`` / ``detach_catalog`` /
+``set_catalogs`` / ``refresh_schema`` (catalogs at run time), ``close``.
+Module functions: ``format_sql``, ``variable_names``, ``bind_variables``,
+``rule_problems`` (why a rule grants nothing), ``native_sql_allowed``.
+
 Every statement, from any entry point (SQL editor, saved questions, builder,
 dashboards, API, tool server, assistant), must go through
 :meth:`WorkbenchEngine.run`: it binds variables, applies the user's
