@@ -6,6 +6,7 @@ reads them, computes the visitor hash, the country and the device, and returns o
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
@@ -30,16 +31,15 @@ CLICK_IDS = ("gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "ttclid"
              "li_fat_id", "yclid", "epik", "rdt_cid", "sccid")
 
 
-def _page(url: str | None) -> dict[str, str | None]:
-    """hostname, path, UTM parameters and click id kind of a page URL, and the URL without the
-    click id values."""
+@functools.lru_cache(maxsize=4096)
+def _page(url: str) -> tuple[tuple[int, str | None], ...]:
+    """(column index, value) of the URL without click id values, hostname, path, UTM parameters
+    and click id kind of a page URL. Cached: the pages of a site repeat."""
     found: dict[str, str | None] = {"url": url}
-    if not url:
-        return found
     try:
         parts = urlsplit(url)
     except ValueError:
-        return found
+        return ((_INDEX["url"], url),)
     found["hostname"] = (parts.hostname or None) if parts.netloc else None
     found["path"] = parts.path or ("/" if parts.netloc else None)
     if parts.query:
@@ -53,16 +53,21 @@ def _page(url: str | None) -> dict[str, str | None]:
         if "click_id_kind" in found:
             kept = [(k, v) for k, v in query if k.lower() not in CLICK_IDS]
             found["url"] = urlunsplit(parts._replace(query=urlencode(kept)))
-    return found
+    return tuple((_INDEX[name], value) for name, value in found.items())
 
 
-def _host(url: str | None) -> str | None:
-    if not url:
-        return None
+@functools.lru_cache(maxsize=4096)
+def _host(url: str) -> str | None:
     try:
         return urlsplit(url).hostname or None
     except ValueError:
         return None
+
+
+@functools.lru_cache(maxsize=4)
+def _iso(moment: datetime) -> str:
+    # A request's events share their time of receipt: format it once.
+    return moment.isoformat()
 
 
 def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime, salt: bytes | None,
@@ -81,18 +86,21 @@ def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime
     if user_id:
         kind = "user"
     device = device_of(user_agent) if user_agent else None
-    page = _page(fields.get("url"))
     props = fields.get("props") or {}
     items = fields.get("items")
     revenue = props.get("value")
+    received = _iso(received_at)
+    occurred = fields["occurred_at"]
     row = [None] * len(COLUMNS)
-    row[0:9] = (site_id, fields["occurred_at"].isoformat(), received_at.isoformat(), source, fields["type"],
-                fields["name"], kind, visitor_id, user_id)
+    row[0:9] = (site_id, received if occurred is received_at else occurred.isoformat(), received, source,
+                fields["type"], fields["name"], kind, visitor_id, user_id)
     row[9] = fields.get("page_id")
-    for name, value in page.items():
-        row[_INDEX[name]] = value
-    row[13] = fields.get("referrer")
-    row[14] = _host(row[13])
+    url = fields.get("url")
+    if url:
+        for index, value in _page(url):
+            row[index] = value
+    referrer = row[13] = fields.get("referrer")
+    row[14] = _host(referrer) if referrer else None
     row[15] = fields.get("title")
     row[22] = fields.get("language")
     row[23] = country_of(ip) if ip else None
