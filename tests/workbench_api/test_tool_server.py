@@ -168,3 +168,9 @@ def test_a_revoked_token_loses_access_at_once(server_url, admin, analyst):
     refused = user.post("/sql", {"sql": "SELECT 1"})
     assert refused.status_code == 401 and refused.get_json()["error"]["code"] == "unauthorized"
     assert [e["action"] for e in ok(admin.get("/audit?action=token.revoked"))["entries"]] == ["token.revoked"]
+
+
+def test_no_idle_event_stream_is_held_open(server_url, admin):
+    response = httpx2.get(server_url, headers={"Authorization": f"Bearer {admin.token}",
+                                               "Accept": "text/event-stream"}, timeout=10)
+    assert response.status_code == 405 and response.headers["Allow"] == "POST"

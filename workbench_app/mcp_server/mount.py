@@ -45,6 +45,11 @@ class ToolServerDispatch:
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO", "") in (PATH, PATH + "/"):
+            if environ.get("REQUEST_METHOD") == "GET":
+                # No standalone event stream: the server is stateless and never calls the client,
+                # and an idle stream would hold a worker thread (the MCP spec allows 405 here).
+                start_response("405 Method Not Allowed", [("Content-Type", "application/json"), ("Allow", "POST")])
+                return [b'{"error": {"code": "method_not_allowed", "message": "Use POST.", "details": {}}}']
             environ = {**environ, "PATH_INFO": PATH}
             return self.tool_server()(environ, start_response)
         return self.flask_wsgi_app(environ, start_response)
