@@ -22,7 +22,9 @@ UPLOAD_BODY_LIMIT = 10 * 1024 * 1024
 _STATUS = {InvalidInput: 422, NotFound: 404, Conflict: 409}
 
 
-def _authenticate() -> None:
+def require_admin_token() -> None:
+    """`before_request` hook of every /api/v1 blueprint: sets `g.admin` (an AdminTokenIdentity,
+    whose `.actor` names the caller in audit entries) or answers 401."""
     # Bodies are read lazily; the limit must be in place before any view reads one.
     request.max_content_length = UPLOAD_BODY_LIMIT if request.endpoint and request.endpoint.endswith(
         "import_classifications") else JSON_BODY_LIMIT
@@ -39,10 +41,14 @@ def _authenticate() -> None:
     g.admin = identity
 
 
+# Earlier name, kept for blueprints that already import it.
+_authenticate = require_admin_token
+
+
 def register_admin_api(app: Flask) -> None:
     """Mount /api/v1 (authenticated) and /api/v1/openapi.json (public) on the collector."""
     api = Blueprint("admin_api", __name__, url_prefix="/api/v1")
-    api.before_request(_authenticate)
+    api.before_request(require_admin_token)
     for module in (sites_routes, keys_routes, metadata_routes, privacy_routes, audit_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(openapi_routes.blueprint, url_prefix="/api/v1")

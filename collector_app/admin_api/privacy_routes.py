@@ -32,6 +32,9 @@ def create_request(site_id: str):
 @blueprint.get("/sites/<site_id>/privacy-requests")
 def list_requests(site_id: str):
     state = text_arg("state", max_length=20)
+    if state is not None and state not in privacy_requests.STATES:
+        raise ApiError(400, "invalid_parameter", "state must be one of pending, running, done, failed",
+                       {"parameter": "state"})
     with transaction() as conn:
         return respond({"privacy_requests": privacy_requests.list_requests(conn, site_id, state=state)})
 

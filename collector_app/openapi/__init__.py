@@ -1,21 +1,58 @@
 """The OpenAPI 3.1 description of the collector, served at /api/v1/openapi.json.
 
-Maintained by hand in `document.py` next to the code it describes; `tests/collector_admin`
-validates it with openapi-spec-validator and fuzzes the administration API against it.
+Maintained by hand next to the code it describes: `document.py` holds the administration API and
+the collection endpoints. Another area of the collector describes its endpoints in a module of
+its own here (for instance `inbound.py`) defining `fragment() -> dict` with `paths`, optionally
+`tags` (a list) and `components` (a dict of component kinds, such as `schemas`). Fragments are
+merged at first use; a path or component defined twice is an error. Helpers for fragments:
+`document.ref`, `document.json_content`, `document.error`.
+
+`tests/collector_admin/test_openapi.py` validates the merged document, checks that every route the
+app serves is described, and fuzzes the administration API against it.
 """
 from __future__ import annotations
 
+import copy
 import functools
+import importlib
 import json
+import pkgutil
 
 from collector_app.openapi.document import build_document
 
 
+def _merge(document: dict, fragment: dict, source: str) -> None:
+    for path, item in fragment.get("paths", {}).items():
+        if path in document["paths"]:
+            raise ValueError(f"{source} describes {path}, already described")
+        document["paths"][path] = item
+    for kind, entries in fragment.get("components", {}).items():
+        existing = document["components"].setdefault(kind, {})
+        for name, entry in entries.items():
+            if name in existing:
+                raise ValueError(f"{source} defines components.{kind}.{name}, already defined")
+            existing[name] = entry
+    known = {tag["name"] for tag in document["tags"]}
+    document["tags"].extend(tag for tag in fragment.get("tags", []) if tag["name"] not in known)
+
+
 @functools.cache
+def _document() -> dict:
+    document = build_document()
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name == "document":
+            continue
+        loaded = importlib.import_module(f"{__name__}.{module.name}")
+        if hasattr(loaded, "fragment"):
+            _merge(document, loaded.fragment(), loaded.__name__)
+    return document
+
+
 def openapi_document() -> dict:
-    return build_document()
+    """The whole document (a copy: callers may change it freely)."""
+    return copy.deepcopy(_document())
 
 
 @functools.cache
 def openapi_json() -> str:
-    return json.dumps(openapi_document(), indent=1, sort_keys=False)
+    return json.dumps(_document(), indent=1)

@@ -57,6 +57,8 @@ def _admin(summary: str, responses: dict[str, Any], *, tag: str, operation_id: s
         operation["description"] = description
     if parameters:
         operation["parameters"] = parameters
+        if any(parameter["in"] == "query" for parameter in parameters):
+            operation["responses"]["400"] = {"$ref": "#/components/responses/BadRequest"}
     if body is not None:
         operation["requestBody"] = {"required": body_required, "content": body}
     if has_body_errors if has_body_errors is not None else body is not None:
@@ -495,7 +497,7 @@ def _paths() -> dict[str, Any]:
                           parameters=[_query("dimension", "Only this dimension.", {"type": "string"}),
                                       _query("attribute", "Only this attribute.", {"type": "string"}),
                                       _query("limit", "Page size.", {"type": "integer", "minimum": 1, "maximum": 1000}),
-                                      _query("offset", "Rows to skip.", {"type": "integer", "minimum": 0})]),
+                                      _query("offset", "Rows to skip.", {"type": "integer", "minimum": 0, "maximum": 10000000})]),
             "delete": _admin("Delete classifications", _ok("How many were deleted.", {
                 "type": "object", "required": ["deleted"], "properties": {"deleted": {"type": "integer"}}}),
                 tag="classifications", operation_id="deleteClassifications",
@@ -677,3 +679,9 @@ def build_document() -> dict[str, Any]:
             },
         },
     }
+
+
+# For fragments of other areas (see collector_app/openapi/__init__.py).
+ref = _ref
+json_content = _json
+error = _error

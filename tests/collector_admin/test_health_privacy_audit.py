@@ -56,7 +56,7 @@ def test_privacy_request_lifecycle(client, auth, site, settings, db):
     assert [r["id"] for r in client.get(f"{base}?state=pending", headers=auth).get_json()["privacy_requests"]] == [
         erasure["id"], request["id"]]
     assert client.get(f"{base}?state=done", headers=auth).get_json()["privacy_requests"] == []
-    assert_error(client.get(f"{base}?state=finished", headers=auth), 422)
+    assert_error(client.get(f"{base}?state=finished", headers=auth), 400, "invalid_parameter")
 
     # The audit log names the request, never the person.
     audit = db.execute("select actor, details from collect.audit_log where action = 'privacy_request.created' "
