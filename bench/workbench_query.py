@@ -201,7 +201,10 @@ def bench_rewrite(iterations: int, cold: bool = False) -> None:
     # else the machine is doing (os.getloadavg() is printed to judge that).
     print(f"  CPU time:  p50 {cpu50:.2f} ms   p99 {cpu99:.2f} ms   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"  slowest statement (median {statistics.median(per_query[slowest]) * 1000:.2f} ms): {CORPUS[slowest][:90]}...")
-    print(f"  verdict: {'OK' if p99 < 5 else 'OVER TARGET'}")
+    print(
+        f"  verdict: wall p99 {'OK' if p99 < 5 else 'OVER TARGET'}, CPU p99 {'OK' if cpu99 < 5 else 'OVER TARGET'}"
+        + (" (a loaded machine inflates wall time: compare with CPU time)" if os.getloadavg()[0] > (os.cpu_count() or 1) else "")
+    )
 
 
 # --- part 2: 1,000,000-row aggregate, engine vs psycopg --------------------------------------
@@ -238,7 +241,7 @@ def bench_aggregate_engine_vs_direct(database_url: str | None, runs: int = 5) ->
             direct_sql = aggregate.format(table=f'"{schema}".events')
             direct = _time_runs(lambda: connection.execute(direct_sql).fetchall(), runs)
 
-            engine = WorkbenchEngine(EngineSettings(timeout_seconds=120, row_limit=1000))
+            engine = WorkbenchEngine(EngineSettings(timeout_seconds=120, row_limit=1000, mask_salt="bench-salt"))
             try:
                 engine.attach_catalog(CatalogSource("warehouse", "postgres", _libpq(database_url), default_schema=schema))
                 unrestricted = UserContext("bench", (GroupPermissions("all", frozenset({"warehouse"})),), {})
