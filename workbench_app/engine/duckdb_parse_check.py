@@ -108,12 +108,15 @@ def _collect(node: Any, facts: ParseFacts) -> None:
     known facts are not found.
     """
     stack = [node]
+    push = stack.append
     while stack:
         current = stack.pop()
-        if isinstance(current, list):
-            stack.extend(current)
+        if type(current) is list:
+            for item in current:
+                if type(item) is dict or type(item) is list:
+                    push(item)
             continue
-        if not isinstance(current, dict):
+        if type(current) is not dict:
             continue
         kind = str(current.get("type", ""))
         if "class" not in current and kind in _RELATION_TYPES:
@@ -151,7 +154,9 @@ def _collect(node: Any, facts: ParseFacts) -> None:
                     str(current["function_name"]),
                 )
             )
-        stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
+        for value in current.values():
+            if type(value) is dict or type(value) is list:
+                push(value)
 
 
 _SELF_TEST_SQL = (
