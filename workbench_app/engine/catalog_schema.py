@@ -34,6 +34,8 @@ class TableName:
 
 @dataclass(frozen=True)
 class ColumnInfo:
+    """A column of an attached table, with its DuckDB type and comment (from the source)."""
+
     name: str
     data_type: str
     comment: str | None = None
@@ -41,11 +43,14 @@ class ColumnInfo:
 
 @dataclass(frozen=True)
 class TableInfo:
+    """An attached table or view: its name, columns in order, and comment."""
+
     table: TableName
     columns: tuple[ColumnInfo, ...]
     comment: str | None = None
 
     def column(self, name: str) -> ColumnInfo | None:
+        """The column called ``name`` (case-insensitive), if any."""
         lowered = name.lower()
         for column in self.columns:
             if column.name.lower() == lowered:
@@ -82,12 +87,14 @@ class SchemaCatalog:
         return snapshot
 
     def get(self, table: TableName) -> TableInfo | None:
+        """The table with this name (case-insensitive), if attached."""
         return self.tables.get(table.key)
 
     def __iter__(self) -> Iterator[TableInfo]:
         return iter(self.tables.values())
 
     def catalogs(self) -> list[str]:
+        """Names of the catalogs that have at least one table."""
         return sorted({info.table.catalog for info in self.tables.values()}, key=str.lower)
 
 

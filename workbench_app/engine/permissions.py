@@ -108,6 +108,7 @@ class TableRule:
 
     @property
     def key(self) -> tuple[str, str, str]:
+        """Case-insensitive identity of the table the rule is about."""
         return (self.catalog.lower(), self.schema.lower(), self.table.lower())
 
     @property
@@ -151,6 +152,7 @@ class ParameterSink:
         self.values: dict[str, Any] = {}
 
     def bind(self, value: Any, hint: str = "p") -> exp.Placeholder:
+        """Keep ``value`` and return the ``$parameter`` node that stands for it."""
         name = f"wbp_{self.nonce}_{hint}_{len(self.values)}"
         self.values[name] = value
         return exp.Placeholder(this=name)
@@ -168,6 +170,7 @@ class GroupGrant:
 
     @property
     def unrestricted(self) -> bool:
+        """This grant alone shows every row and column in clear."""
         return self.row_filter is None and not self.hidden and not self.masks
 
 
@@ -190,6 +193,7 @@ class TableAccess:
 
     @property
     def unrestricted(self) -> bool:
+        """Some group shows the whole table in clear, so nothing needs rewriting."""
         return any(grant.unrestricted for grant in self.grants)
 
     def visible_columns(self) -> list[VisibleColumn]:

@@ -130,6 +130,7 @@ class _ClauseFinder:
         self.variables = [m.start() for m in re.finditer(r"\{\{", sql)]
 
     def opens(self, start: int) -> bool:
+        """Whether the ``[[`` at ``start`` opens an optional clause."""
         close_index = bisect.bisect_left(self.closes, start + 2)
         close = self.closes[close_index] if close_index < len(self.closes) else None
         variable_index = bisect.bisect_left(self.variables, start + 2)
