@@ -130,6 +130,11 @@ from analytics_cli.workbench_commands import workbench  # noqa: E402
 
 main.add_command(workbench)
 
+from analytics_cli.build_commands import build, demo  # noqa: E402
+
+main.add_command(build)
+main.add_command(demo)
+
 
 if __name__ == "__main__":
     main()

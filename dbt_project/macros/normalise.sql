@@ -3,7 +3,11 @@
 {% macro normalise_campaign_value(column) -%}
     nullif(
         nullif(nullif(nullif(nullif(
-            lower(regexp_replace(btrim(staging.url_decode(replace({{ column }}, '+', ' ')), E' \t\r\n'), '\s+', ' ', 'g')),
+            lower(regexp_replace(btrim(
+                -- Decoding is a PL/pgSQL call: made only for the rare values that need it.
+                case when strpos({{ column }}, '%') > 0 then staging.url_decode(replace({{ column }}, '+', ' '))
+                     else replace({{ column }}, '+', ' ') end,
+                E' \t\r\n'), '\s+', ' ', 'g')),
         ''), '(not set)'), 'undefined'), 'null'),
     '(none)')
 {%- endmacro %}

@@ -13,6 +13,8 @@ from orchestration.defs.dbt.project import analytics_dbt_project
 
 # The incremental models and the one staging view they read; everything else is unpartitioned.
 PARTITIONED = "+tag:partitioned"
+# Unit tests check the SQL, not the data: they run in CI (`make test`), not on every scheduled build.
+BUILD = ["build", "--exclude-resource-type", "unit_test"]
 
 
 @dbt_assets(
@@ -27,7 +29,7 @@ def analytics_dbt_incremental_models(context: AssetExecutionContext, dbt: DbtCli
     vars_ = dbt_window_vars(window.start, window.end,
                             new_events_only=context.run.tags.get(NEW_EVENTS_TAG) == NEW_EVENTS)
     context.log.info(f"dbt window: {vars_ or 'events received since the last run'}")
-    yield from dbt.cli(["build", *dbt_vars_args(vars_)], context=context).stream()
+    yield from dbt.cli([*BUILD, *dbt_vars_args(vars_)], context=context).stream()
 
 
 @dbt_assets(
@@ -36,4 +38,4 @@ def analytics_dbt_incremental_models(context: AssetExecutionContext, dbt: DbtCli
     name="analytics_dbt_models",
 )
 def analytics_dbt_models(context: AssetExecutionContext, dbt: DbtCliResource):
-    yield from dbt.cli(["build"], context=context).stream()
+    yield from dbt.cli(BUILD, context=context).stream()
