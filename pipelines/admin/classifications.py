@@ -24,6 +24,7 @@ COLUMNS = ("dimension", "value", "attribute", "attribute_value")
 MAX_ROWS = 100_000
 MAX_REPORTED_ERRORS = 100
 MAX_VALUE_LENGTH = 1000
+MAX_VALUE_BYTES = 2000
 
 
 def parse_csv(data: bytes | str) -> list[tuple[str, str, str, str]]:
@@ -86,8 +87,10 @@ def parse_csv(data: bytes | str) -> list[tuple[str, str, str, str]]:
             problems.append("dimension must be a lowercase identifier such as campaign or page_path")
         if not validation.IDENTIFIER.match(attribute):
             problems.append("attribute must be a lowercase identifier such as product_line")
-        if not 1 <= len(value) <= MAX_VALUE_LENGTH:
-            problems.append(f"value must have 1 to {MAX_VALUE_LENGTH} characters")
+        # The value is part of the primary key, whose index entries must stay under PostgreSQL's
+        # btree limit (about 2,700 bytes): bytes count, not characters.
+        if not 1 <= len(value) <= MAX_VALUE_LENGTH or len(value.encode("utf-8")) > MAX_VALUE_BYTES:
+            problems.append(f"value must have 1 to {MAX_VALUE_LENGTH} characters ({MAX_VALUE_BYTES} bytes)")
         if not 1 <= len(attribute_value) <= MAX_VALUE_LENGTH:
             problems.append(f"attribute_value must have 1 to {MAX_VALUE_LENGTH} characters")
         if problems:

@@ -26,6 +26,7 @@ from psycopg.rows import dict_row
 from pipelines import audit
 from pipelines.admin._records import parse_id, require_site
 from pipelines.admin.errors import InvalidInput, NotFound
+from pipelines.admin.validation import storable
 from pipelines.key_derivation import derive_key
 from pipelines.settings import Settings
 
@@ -64,7 +65,8 @@ def create_request(conn: psycopg.Connection, site_id: object, kind: str, subject
         raise InvalidInput("kind must be export or erasure", {"field": "kind"})
     if subject_kind not in SUBJECT_KINDS:
         raise InvalidInput("subject must be user_id or visitor", {"field": "subject_kind"})
-    if not isinstance(subject_value, str) or not subject_value.strip() or len(subject_value) > MAX_SUBJECT_LENGTH:
+    if (not isinstance(subject_value, str) or not subject_value.strip() or len(subject_value) > MAX_SUBJECT_LENGTH
+            or not storable(subject_value)):
         raise InvalidInput(f"{subject_kind} must be a non-empty string of at most {MAX_SUBJECT_LENGTH} characters",
                            {"field": subject_kind})
     request_id = conn.execute(

@@ -8,6 +8,13 @@ from pipelines.admin.errors import InvalidInput
 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(value: str) -> bool:
+    """PostgreSQL text holds neither NUL nor an unpaired surrogate (JSON can carry both): such a
+    value must be refused at the edge, not fail the transaction later."""
+    return "\x00" not in value and not _SURROGATE.search(value)
 
 
 def require_object(body: Any, what: str = "body") -> dict[str, Any]:
@@ -39,8 +46,9 @@ def text(body: dict[str, Any], field: str, *, required: bool = False, default: s
         value = value.strip()
     if single_line and _CONTROL.search(value):
         raise InvalidInput(f"{field} must not contain control characters", {"field": where + field})
-    if "\x00" in value:
-        raise InvalidInput(f"{field} must not contain NUL characters", {"field": where + field})
+    if not storable(value):
+        raise InvalidInput(f"{field} must be text without NUL characters or unpaired surrogates",
+                           {"field": where + field})
     if not min_length <= len(value) <= max_length:
         raise InvalidInput(f"{field} must have {min_length} to {max_length} characters", {"field": where + field})
     return value

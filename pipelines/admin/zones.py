@@ -31,6 +31,14 @@ def _validated(body: Any, *, name_required: bool) -> dict[str, Any]:
     return zone
 
 
+
+def _known_shape(name: str) -> str:
+    """A name from a URL path: one that could never have been stored is simply not found (and a
+    NUL or surrogate never reaches PostgreSQL)."""
+    if not isinstance(name, str) or not ZONE_NAME.match(name):
+        raise NotFound("zone not found", {"name": str(name)[:100]})
+    return name
+
 def list_zones(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]]:
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
@@ -39,6 +47,7 @@ def list_zones(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]
 
 
 def get_zone(conn: psycopg.Connection, site_id: object, name: str) -> dict[str, Any]:
+    name = _known_shape(name)
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
         zone = cur.execute("select name, selector, label from collect.zones where site_id = %s and name = %s",
@@ -63,6 +72,7 @@ def create_zone(conn: psycopg.Connection, site_id: object, body: Any, *, actor: 
 
 
 def replace_zone(conn: psycopg.Connection, site_id: object, name: str, body: Any, *, actor: str) -> dict[str, Any]:
+    name = _known_shape(name)
     site = require_site(conn, site_id, lock=True)
     zone = _validated(body, name_required=False)
     if zone["name"] is not None and zone["name"] != name:
@@ -78,6 +88,7 @@ def replace_zone(conn: psycopg.Connection, site_id: object, name: str, body: Any
 
 
 def delete_zone(conn: psycopg.Connection, site_id: object, name: str, *, actor: str) -> None:
+    name = _known_shape(name)
     site = require_site(conn, site_id, lock=True)
     if conn.execute("delete from collect.zones where site_id = %s and name = %s returning name",
                     (site, name)).fetchone() is None:
