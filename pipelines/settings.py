@@ -5,6 +5,7 @@ Every component receives a `Settings` object; nothing else reads `os.environ` fo
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,23 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+DEFAULT_DOWNLOAD_EXTENSIONS = ("pdf", "zip", "csv", "docx", "xlsx", "pptx", "txt", "dmg", "exe", "gz", "mp3", "mp4")
+
+
+def _list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    return tuple(item.strip() for item in raw.split(",") if item.strip())
+
+
+def _path(env: Mapping[str, str], name: str, default: str) -> str:
+    raw = env.get(name) or default
+    if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", raw):
+        raise SettingsError(f"{name} must be a path such as {default}, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True)
 class Settings:
     """Typed configuration of every component.
@@ -61,6 +79,13 @@ class Settings:
     collector_workers: int = 2
     workbench_workers: int = 2
     server_secret_value: str | None = field(default=None, repr=False)
+    # Collection: renamable paths (ad blockers list the usual names), proxies whose
+    # X-Forwarded-For is believed, and the script's download extensions and search parameters.
+    script_path: str = "/a.js"
+    collect_path: str = "/collect"
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    download_extensions: tuple[str, ...] = DEFAULT_DOWNLOAD_EXTENSIONS
+    search_params: tuple[str, ...] = ("q", "s", "search", "query")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -79,6 +104,11 @@ class Settings:
             collector_workers=_positive_int(env, "ANALYTICS_COLLECTOR_WORKERS", 2),
             workbench_workers=_positive_int(env, "ANALYTICS_WORKBENCH_WORKERS", 2),
             server_secret_value=env.get("ANALYTICS_SECRET") or None,
+            script_path=_path(env, "ANALYTICS_SCRIPT_PATH", "/a.js"),
+            collect_path=_path(env, "ANALYTICS_COLLECT_PATH", "/collect"),
+            trusted_proxies=_list(env, "ANALYTICS_TRUSTED_PROXIES", ("127.0.0.1", "::1")),
+            download_extensions=_list(env, "ANALYTICS_DOWNLOAD_EXTENSIONS", DEFAULT_DOWNLOAD_EXTENSIONS),
+            search_params=_list(env, "ANALYTICS_SEARCH_PARAMS", ("q", "s", "search", "query")),
         )
 
     @property

@@ -33,14 +33,21 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def parse_json(data: bytes):
+    """Strict JSON (no NaN or Infinity); ValueError for anything else."""
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+
+
 def json_body(limit: int):
     """The request body parsed as JSON, at most `limit` bytes (413 beyond), or a 400.
     The raw bytes stay available through `request.get_data()`."""
     request.max_content_length = limit
-    data = request.get_data()
     try:
-        return json.loads(data, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        return parse_json(request.get_data())
+    except ValueError:
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
 
 

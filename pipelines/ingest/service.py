@@ -9,7 +9,6 @@ the writer spools them.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from pipelines.admin.privacy_requests import create_request, subject_key
 from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_server_key
 from pipelines.database.connection import DatabaseUnavailable
 from pipelines.ingest import rate_limits
-from pipelines.ingest.events import EventRefused, validate_server_event
+from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, load_site_config
+from pipelines.ingest.events import EventRefused, validate_browser_event, validate_server_event
 from pipelines.ingest.rows import derive_row
 from pipelines.ingest.visitors import DailySalts, SaltUnavailable, utc_day
 from pipelines.ingest.writer import IdempotencyRecord, writer_for
@@ -55,7 +55,8 @@ class Ingestion:
         self._known_keys: dict[bytes, ServerKeyIdentity] = {}
         self._down_until = 0.0
         self._subject_key: bytes | None = None
-        self._lock = threading.Lock()
+        self.sites = SiteConfigs()
+        self.address_limit = AddressRateLimit()
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
@@ -119,9 +120,55 @@ class Ingestion:
                                    visitor=visitor, ip=ip, user_agent=user_agent))
         return rows, rejected
 
-    def store(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None) -> str:
+    def store(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
+              rejections: list[list] | None = None) -> str:
         """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`."""
-        return self.writer.submit(rows, idempotency)
+        return self.writer.submit(rows, idempotency, rejections)
+
+    def site_config(self, site_id: str) -> SiteConfig | None:
+        """The site's config (cached a few seconds), None for an unknown site; a stale config
+        serves while the database is down, DatabaseDown when there is none."""
+        known, fresh, config = self.sites.lookup(site_id)
+        if fresh:
+            return config
+        try:
+            with self.connection() as conn:
+                config = load_site_config(conn, site_id)
+        except DatabaseDown:
+            if known:
+                return config
+            raise
+        self.sites.remember(site_id, config)
+        return config
+
+    def salt_of(self, now: datetime) -> bytes:
+        day = utc_day(now)
+        salt = self.salts.cached(day)
+        if salt is None:
+            try:
+                with self.connection() as conn:
+                    salt = self.salts.get(conn, day)
+            except DatabaseDown:
+                raise SaltUnavailable("no salt for today and the database is down") from None
+        return salt
+
+    def browser_rows(self, site: SiteConfig, events: list, *, visitor: str | None, ip: str | None,
+                     user_agent: str | None, now: datetime) -> tuple[list[tuple], int]:
+        """Validate the script's events and derive their rows; returns (rows, refused count).
+        A cookie value counts only where the site's mode allows a cookie."""
+        if site.mode == "cookieless":
+            visitor = None
+        salt = self.salt_of(now) if ip and not visitor else None
+        rows, refused = [], 0
+        for event in events:
+            try:
+                fields = validate_browser_event(event, now=now)
+            except EventRefused:
+                refused += 1
+                continue
+            rows.append(derive_row(site.site_id, "browser", fields, received_at=now, salt=salt,
+                                   visitor=visitor, ip=ip, user_agent=user_agent))
+        return rows, refused
 
     def stored_response(self, key_id, idempotency_key_hash: str) -> tuple[str, dict] | None:
         with self.connection() as conn:

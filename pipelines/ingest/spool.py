@@ -4,7 +4,8 @@ Each process appends to its own segment file under `settings.spool_dir`, named s
 in creation order (`<time_ns>-<pid>-<random>.jsonl`), and holds an exclusive `flock` on it while
 it may still write. One line per unit of work, JSON, fsynced before the events are acknowledged:
 
-    {"rows": [[...raw.events row...], ...], "idempotency": [key_id, key, request_hash, response] | null,
+    {"rows": [[...raw.events row...], ...], "idempotency": [key_id, key_hash, request_hash, response] | null,
+     "rejections": [[site_id, reason, minute, count], ...] | null,
      "xid": "<transaction id of a commit whose outcome is unknown>" | null}
 
 Rows are already derived: no IP address and no user agent ever reach a segment.

@@ -77,15 +77,31 @@ def _claim_keys(conn: psycopg.Connection, records: list[IdempotencyRecord]) -> s
     return set(claimed)
 
 
-def write_units(conn: psycopg.Connection, units: list[tuple[list[tuple], IdempotencyRecord | None]]) -> list[bool]:
-    """Write units of work (rows, idempotency record) in the current transaction.
+def _count_rejections(conn: psycopg.Connection, counts: dict[tuple[str, str, str], int]) -> None:
+    sites, reasons, minutes, numbers = zip(*((*key, n) for key, n in counts.items()))
+    conn.execute(
+        """insert into collect.rejections as r (site_id, reason, minute, count)
+           select * from unnest(%s::uuid[], %s::text[], %s::timestamptz[], %s::bigint[])
+           on conflict (site_id, reason, minute) do update set count = r.count + excluded.count""",
+        (list(sites), list(reasons), list(minutes), list(numbers)))
+
+
+Unit = tuple  # (rows, IdempotencyRecord | None, rejections: list of [site_id, reason, minute, count])
+
+
+def write_units(conn: psycopg.Connection, units: list[Unit]) -> list[bool]:
+    """Write units of work (rows, idempotency record, rejection counts) in the current transaction.
 
     Returns, per unit, True when it was a duplicate: its idempotency key was already stored (by an
     earlier request, or by an earlier unit of this call), so its rows were not written again.
+    Rejection counts of every unit are summed into collect.rejections in the same transaction.
     """
     duplicate = [False] * len(units)
     first_of_key: dict[tuple[str, str], int] = {}
-    for index, (_, record) in enumerate(units):
+    counts: dict[tuple[str, str, str], int] = {}
+    for index, (_, record, rejections) in enumerate(units):
+        for site_id, reason, minute, n in rejections or ():
+            counts[(site_id, reason, minute)] = counts.get((site_id, reason, minute), 0) + n
         if record is not None:
             pair = (record.key_id, record.key_hash)
             if pair in first_of_key:
@@ -97,7 +113,9 @@ def write_units(conn: psycopg.Connection, units: list[tuple[list[tuple], Idempot
         for pair, index in first_of_key.items():
             if pair not in new:
                 duplicate[index] = True
-    copy_rows(conn, [row for (rows, _), dup in zip(units, duplicate) if not dup for row in rows])
+    if counts:
+        _count_rejections(conn, counts)
+    copy_rows(conn, [row for (rows, _, _), dup in zip(units, duplicate) if not dup for row in rows])
     return duplicate
 
 
@@ -124,9 +142,10 @@ def _write_spool_entries(conn: psycopg.Connection, entries: list[dict]) -> int:
     units = []
     for entry in entries:
         record = entry.get("idempotency")
-        units.append(([tuple(row) for row in entry["rows"]], IdempotencyRecord(*record) if record else None))
+        units.append(([tuple(row) for row in entry["rows"]], IdempotencyRecord(*record) if record else None,
+                      entry.get("rejections")))
     duplicate = write_units(conn, units)
-    return sum(len(rows) for (rows, _), dup in zip(units, duplicate) if not dup)
+    return sum(len(rows) for (rows, _, _), dup in zip(units, duplicate) if not dup)
 
 
 def replay_spool(settings, conn: psycopg.Connection | None = None) -> int:
@@ -157,6 +176,7 @@ def expire_idempotency_keys(conn: psycopg.Connection) -> int:
 class Job:
     rows: list[tuple]
     idempotency: IdempotencyRecord | None = None
+    rejections: list[list] | None = None
     outcome: str | None = None  # stored | spooled | duplicate | failed
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -197,14 +217,15 @@ class BatchWriter:
                 self._thread.start()
 
     def submit(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-               timeout: float = 30.0) -> str:
-        """Hand rows over and wait until they are committed or spooled.
+               rejections: list[list] | None = None, timeout: float = 30.0) -> str:
+        """Hand rows (and counts of refused events, `[site_id, reason, minute, count]`) over and
+        wait until they are committed or spooled.
 
         Returns `stored`, `spooled` or `duplicate` (the idempotency key was already used; nothing
         was written). Raises WriterUnavailable when neither happened in time.
         """
         self.start()
-        job = Job(rows, idempotency)
+        job = Job(rows, idempotency, rejections)
         self._queue.put(job)
         if not job.done.wait(timeout) or job.outcome == "failed":
             raise WriterUnavailable("the events could not be written")
@@ -280,7 +301,7 @@ class BatchWriter:
             if self._down_since is not None or self._segment.is_open:
                 self._recover(conn)
             xid = conn.execute("select pg_current_xact_id()::text").fetchone()[0]
-            duplicate = write_units(conn, [(job.rows, job.idempotency) for job in group])
+            duplicate = write_units(conn, [(job.rows, job.idempotency, job.rejections) for job in group])
             conn.commit()
         except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
             self._mark_down()
@@ -299,7 +320,7 @@ class BatchWriter:
         for job in group:
             try:
                 conn = self._connection()
-                (dup,) = write_units(conn, [(job.rows, job.idempotency)])
+                (dup,) = write_units(conn, [(job.rows, job.idempotency, job.rejections)])
                 conn.commit()
                 job.finish("duplicate" if dup else "stored")
             except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
@@ -325,7 +346,7 @@ class BatchWriter:
 
     def _spool(self, group: list[Job], xid: str | None = None) -> None:
         entries = [{"rows": job.rows, "idempotency": job.idempotency.as_list() if job.idempotency else None,
-                    "xid": xid} for job in group]
+                    "rejections": job.rejections, "xid": xid} for job in group]
         try:
             self._segment.append(entries)
         except OSError as exc:
