@@ -16,6 +16,7 @@ processors cannot deadlock on each other.
 """
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import json
 import logging
@@ -33,6 +34,7 @@ BATCH_DELIVERIES = 20
 MAX_ATTEMPTS = 5
 QUARANTINE_DAYS = 7
 
+_has_nul: contextvars.ContextVar[bool] = contextvars.ContextVar("inbound_body_has_nul", default=True)
 _CHAT_CONVERSATION_DROPPED = ("preview", "previewAgent")
 _CHAT_CONTACT_KEPT = ("id", "identified")
 
@@ -77,7 +79,10 @@ def _text(value: Any, limit: int = 500) -> str | None:
 
 
 def _clean(value: Any) -> Any:
-    """jsonb refuses NUL characters: drop them wherever they are."""
+    """jsonb refuses NUL characters: drop them wherever they are (a no-op for the usual body,
+    which holds no escaped NUL, checked once per delivery by `_has_nul`)."""
+    if not _has_nul.get():
+        return value
     if isinstance(value, str):
         return value.replace("\x00", "")
     if isinstance(value, dict):
@@ -189,37 +194,58 @@ def apply_chat_events(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> i
         current = newest.get(row["conversation_id"])
         if current is None or _order(row) > _order(current):
             newest[row["conversation_id"]] = row
-    for conversation_id in sorted(newest):
+    if not newest:
+        return len(inserted)
+    oldest: dict[str, str] = {}
+    for row in unique:
+        if row["event_id"] in inserted and row["conversation_id"] in newest:
+            current = oldest.get(row["conversation_id"])
+            if current is None or parse_time(row["occurred_at"]) < parse_time(current):
+                oldest[row["conversation_id"]] = row["occurred_at"]
+    states = []
+    for conversation_id in sorted(newest):  # the lock order
         row = newest[conversation_id]
         conversation = row["conversation"]
-        conn.execute(
-            """insert into raw.chat_conversations as c
-                   (conversation_id, source_id, site_id, inbox_id, team_id, status, assignee_id, handed_off,
-                    channel, contact_id, priority, sentiment, tags, first_seen_at, state_at, state_seq,
-                    state_position, state_event_id, state_event_type)
-               values (%(conversation_id)s, %(source_id)s, %(site_id)s, %(inbox_id)s, %(team_id)s, %(status)s,
-                       %(assignee_id)s, %(handed_off)s, %(channel)s, %(contact_id)s, %(priority)s, %(sentiment)s,
-                       %(tags)s, %(occurred_at)s, %(occurred_at)s, %(inbox_seq)s, %(position)s, %(event_id)s,
-                       %(event_type)s)
-               on conflict (conversation_id) do update set
-                   source_id = excluded.source_id, site_id = excluded.site_id, inbox_id = excluded.inbox_id,
-                   team_id = excluded.team_id, status = excluded.status, assignee_id = excluded.assignee_id,
-                   handed_off = excluded.handed_off, channel = excluded.channel, contact_id = excluded.contact_id,
-                   priority = excluded.priority, sentiment = excluded.sentiment, tags = excluded.tags,
-                   first_seen_at = least(c.first_seen_at, excluded.first_seen_at),
-                   state_at = excluded.state_at, state_seq = excluded.state_seq,
-                   state_position = excluded.state_position, state_event_id = excluded.state_event_id,
-                   state_event_type = excluded.state_event_type, updated_at = now()
-               where (c.state_at, c.state_seq, c.state_position)
-                     < (excluded.state_at, excluded.state_seq, excluded.state_position)""",
-            {**row, "priority": _text(conversation.get("priority"), 100),
-             "sentiment": _text(conversation.get("sentiment"), 100),
-             "tags": Jsonb(conversation.get("tags")) if isinstance(conversation.get("tags"), list) else None},
-        )
-        # An older event still tells when the conversation was first seen.
-        conn.execute("""update raw.chat_conversations set first_seen_at = %s
-                         where conversation_id = %s and first_seen_at > %s""",
-                     (row["occurred_at"], conversation_id, row["occurred_at"]))
+        states.append({
+            **{k: row[k] for k in ("conversation_id", "source_id", "site_id", "inbox_id", "team_id", "status",
+                                   "assignee_id", "handed_off", "channel", "contact_id", "occurred_at",
+                                   "inbox_seq", "position", "event_id", "event_type")},
+            "priority": _text(conversation.get("priority"), 100),
+            "sentiment": _text(conversation.get("sentiment"), 100),
+            "tags": conversation.get("tags") if isinstance(conversation.get("tags"), list) else None,
+            "first_seen_at": oldest[conversation_id],
+        })
+    conn.execute(
+        """insert into raw.chat_conversations as c
+               (conversation_id, source_id, site_id, inbox_id, team_id, status, assignee_id, handed_off,
+                channel, contact_id, priority, sentiment, tags, first_seen_at, state_at, state_seq,
+                state_position, state_event_id, state_event_type)
+           select conversation_id, source_id, site_id, inbox_id, team_id, status, assignee_id, handed_off,
+                  channel, contact_id, priority, sentiment, tags, first_seen_at, occurred_at, inbox_seq,
+                  position, event_id, event_type
+             from jsonb_to_recordset(%s) as r(conversation_id text, source_id uuid, site_id uuid, inbox_id text,
+                  team_id text, status text, assignee_id text, handed_off boolean, channel text, contact_id text,
+                  priority text, sentiment text, tags jsonb, first_seen_at timestamptz, occurred_at timestamptz,
+                  inbox_seq bigint, position integer, event_id text, event_type text)
+            order by conversation_id
+           on conflict (conversation_id) do update set
+               source_id = excluded.source_id, site_id = excluded.site_id, inbox_id = excluded.inbox_id,
+               team_id = excluded.team_id, status = excluded.status, assignee_id = excluded.assignee_id,
+               handed_off = excluded.handed_off, channel = excluded.channel, contact_id = excluded.contact_id,
+               priority = excluded.priority, sentiment = excluded.sentiment, tags = excluded.tags,
+               first_seen_at = least(c.first_seen_at, excluded.first_seen_at),
+               state_at = excluded.state_at, state_seq = excluded.state_seq,
+               state_position = excluded.state_position, state_event_id = excluded.state_event_id,
+               state_event_type = excluded.state_event_type, updated_at = now()
+           where (c.state_at, c.state_seq, c.state_position)
+                 < (excluded.state_at, excluded.state_seq, excluded.state_position)""",
+        (Jsonb(states),))
+    # An older event still tells when the conversation was first seen (the update above skips it).
+    conn.execute(
+        """update raw.chat_conversations as c set first_seen_at = r.first_seen_at
+             from jsonb_to_recordset(%s) as r(conversation_id text, first_seen_at timestamptz)
+            where c.conversation_id = r.conversation_id and c.first_seen_at > r.first_seen_at""",
+        (Jsonb([{"conversation_id": k, "first_seen_at": oldest[k]} for k in sorted(oldest)]),))
     return len(inserted)
 
 
@@ -296,7 +322,10 @@ def apply_db_events(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> lis
 
 def _rows_of_delivery(kind: str, inbox_id: int, source_id: uuid.UUID, site_id: uuid.UUID | None,
                       received_at: dt.datetime, delivery_id: str | None, body: bytes) -> list[dict[str, Any]]:
-    events = json.loads(bytes(body).decode("utf-8"))["events"]
+    body = bytes(body)
+    events = json.loads(body.decode("utf-8"))["events"]
+    # JSON can only carry a NUL escaped: without that sequence, no value needs cleaning.
+    _has_nul.set(b"\\u0000" in body)
     rows = []
     for position, event in enumerate(events):
         if kind == "chat_webhook":

@@ -267,3 +267,13 @@ def test_background_worker_processes_after_answering(settings, chat_source, chat
     finally:
         worker.stop(app)
         close_pool(app)
+
+
+def test_nul_characters_are_dropped_not_fatal(client, chat_source, chat_secret, db, process):
+    conv = conversation()
+    conv["channel"] = "web\u0000chat"
+    conv["tags"] = [{"label": "a\u0000b", "color": "#000000", "byAi": False}]
+    send(client, chat_source, chat_secret, [chat_event("conversation.created", conv)])
+    report = process()
+    assert report.failed == 0 and report.inserted == 1
+    assert db.execute("select channel, conversation->'tags'->0->>'label' from raw.chat_events").fetchone() == ("webchat", "ab")
