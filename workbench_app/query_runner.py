@@ -41,7 +41,20 @@ def open_session(services: WorkbenchServices, identity: Identity) -> Session:
 
 
 def engine_refusal(error: EngineError) -> WorkbenchError:
-    return WorkbenchError(_STATUS_FOR_CODE.get(error.code, 400), error.code, error.message)
+    return WorkbenchError(_STATUS_FOR_CODE.get(error.code, 400), error.code, public_message(error.message))
+
+
+def public_message(message: str) -> str:
+    """A source's refusal without the statement the scanner sent it.
+
+    DuckDB's PostgreSQL scanner quotes the `COPY (SELECT ...)` it sent, which holds the pushed-down
+    row filters and masks: only the remote server's own error may reach the user.
+    """
+    if "COPY (" not in message and "Failed to prepare" not in message and "Failed to execute" not in message:
+        return message
+    _, marker, remote = message.rpartition("ERROR:")
+    detail = remote.strip() if marker else ""
+    return "The source refused the query" + (f": {detail}" if detail else ".")
 
 
 def json_value(value: Any) -> Any:

@@ -133,3 +133,15 @@ def test_no_source_password_in_clear_in_a_dump_of_the_metadata_database(admin, d
         admin.delete(f"/sources/{created['source_id']}")
         db.execute(f"drop owned by {role}")
         db.execute(f"drop role {role}")
+
+
+def test_an_unreachable_source_is_reported_and_does_not_stop_the_others(admin, sqlite_file):
+    from tests.conftest import free_port
+    down = ok(admin.post("/sources", {"name": "down", "kind": "postgres", "password": "Secret-1", "options": {
+        "host": "127.0.0.1", "port": free_port(), "database": "x", "user": "x"}}), 201)
+    assert down["status"] == "unavailable" and "down" in down["error"] and "Secret-1" not in str(down)
+    ok(admin.post("/sources", {"name": "reference", "kind": "sqlite", "options": {"path": str(sqlite_file)}}), 201)
+    assert ok(admin.post("/sql", {"sql": "SELECT count(*) FROM reference.countries"}))["rows"] == [[4]]
+    assert ok(admin.post("/sql", {"sql": "SELECT count(*) FROM page_views"}))["rows"] == [[5]]
+    statuses = {s["name"]: s["status"] for s in ok(admin.get("/sources"))["sources"]}
+    assert statuses == {"warehouse": "attached", "down": "unavailable", "reference": "attached"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 
 import psycopg
@@ -22,6 +23,7 @@ from workbench_app.sources import catalogs, registry
 log = logging.getLogger(__name__)
 
 DEFAULT_CATALOG = "warehouse"
+RETRY_SECONDS = 30.0
 
 
 def engine_settings(settings: Settings) -> EngineSettings:
@@ -30,6 +32,7 @@ def engine_settings(settings: Settings) -> EngineSettings:
         default_schema=catalogs.WAREHOUSE_SCHEMA,
         # Key of `hash` masks: derived for this use, so masked values cannot be reversed by guessing.
         mask_salt=derive_key(settings.server_secret(), "workbench-mask-salt").hex(),
+        temp_directory=str(settings.home / "workbench" / "engine-spill"),
     )
 
 
@@ -43,17 +46,22 @@ class EngineCatalogs:
     version: int | None = None
     attached: dict[str, CatalogSource] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
+    synced_at: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def current(self, conn: psycopg.Connection) -> WorkbenchEngine:
         """The engine, after attaching or detaching whatever changed since the last statement."""
         version = registry.current_version(conn)
-        if self.engine is not None and version == self.version:
+        if self.engine is not None and version == self.version and not self._retry_due():
             return self.engine
         with self._lock:
-            if self.engine is None or version != self.version:
+            if self.engine is None or version != self.version or self._retry_due():
                 self._sync(conn, version)
         return self.engine
+
+    def _retry_due(self) -> bool:
+        """A source that failed to attach (server down) is tried again now and then."""
+        return bool(self.failures) and time.monotonic() - self.synced_at > RETRY_SECONDS
 
     def _desired(self, conn: psycopg.Connection) -> dict[str, CatalogSource]:
         desired: dict[str, CatalogSource] = {}
@@ -70,36 +78,31 @@ class EngineCatalogs:
     def _sync(self, conn: psycopg.Connection, version: int) -> None:
         desired = self._desired(conn)
         if self.engine is None:
-            config = self.engine_config or engine_settings(self.settings)
-            try:
-                self.engine = WorkbenchEngine(config, list(desired.values()))
-                self.attached = dict(desired)
-                self.version = version
-                return
-            except EngineError:
-                # One source does not attach: start empty and attach them one by one below.
-                self.engine = WorkbenchEngine(config)
-                self.attached = {}
-        changed = False
-        for key in list(self.attached):
-            if key not in desired:
-                self.engine.detach_catalog(self.attached.pop(key).name)
-                changed = True
+            self.engine = WorkbenchEngine(self.engine_config or engine_settings(self.settings))
+        try:
+            changed = self.engine.set_catalogs(list(desired.values()))
+            self.attached = dict(desired)
+        except EngineError:
+            # One source does not attach: find it, keep the others.
+            changed = True
+            self._attach_one_by_one(desired)
+        if not changed and self.version is not None and version != self.version:
+            self.engine.refresh_schema()  # a refresh request: the sources' tables may have changed
+        self.version = version
+        self.synced_at = time.monotonic()
+
+    def _attach_one_by_one(self, desired: dict[str, CatalogSource]) -> None:
+        working = {key: source for key, source in self.attached.items() if desired.get(key) == source}
+        self.engine.set_catalogs(list(working.values()))
         for key, source in desired.items():
-            if self.attached.get(key) == source:
+            if key in working:
                 continue
             try:
                 self.engine.attach_catalog(source)
-                self.attached[key] = source
-                self.failures.pop(source.name, None)
+                working[key] = source
             except EngineError as error:
                 self.failures[source.name] = error.message
-                if key in self.attached:
-                    self.engine.detach_catalog(self.attached.pop(key).name)
-            changed = True
-        if not changed and self.version is not None:
-            self.engine.refresh_schema()  # a refresh request: the sources' tables may have changed
-        self.version = version
+        self.attached = working
 
     def close(self) -> None:
         if self.engine is not None:
