@@ -77,7 +77,8 @@ def test_fuzz_admin_api_never_answers_5xx(app, auth, existing_records):
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
     problems = []
     operations = [result.ok() for result in schema.get_all_operations()]
-    admin = [op for op in operations if op.path.startswith("/api/v1")]
+    # The administration of sites and the audit log (other areas fuzz their own endpoints).
+    admin = [op for op in operations if op.path.startswith(("/api/v1/sites", "/api/v1/audit"))]
     assert len(admin) >= 40
     # Deleting the site would leave nothing to explore: that operation gets random ids only.
     admin.sort(key=lambda op: (op.method.lower() == "delete", op.path))
