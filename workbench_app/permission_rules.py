@@ -14,7 +14,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.engine import ColumnMask, GroupPermissions, TableRule, UserContext
+from workbench_app.engine import (ColumnMask, GroupPermissions, TableName, TableRule, UserContext, WorkbenchEngine,
+                                  rule_problems)
 from workbench_app.engine.permissions import MASK_KINDS
 from workbench_app.errors import invalid, not_found
 from workbench_app.records import audit_log
@@ -138,3 +139,19 @@ def delete_table_rule(conn: psycopg.Connection, actor: Identity, group_id: int, 
         raise not_found("Rule")
     audit_log.record(conn, actor.user_id, actor.actor, "permissions.rule_deleted", str(group_id),
                      {"table": ".".join(deleted)})
+
+
+def rule_problems_now(engine: WorkbenchEngine, saved: dict[str, Any]) -> list[str]:
+    """Why a saved rule would grant nothing against the table as attached now (empty when fine).
+
+    A rule is kept even with problems (the table may not be attached yet); it then grants nothing.
+    """
+    table = engine.schema.get(TableName(saved["catalog"], saved["schema"], saved["table"]))
+    if table is None:
+        return ["The table is not attached now; the rule applies once it is."]
+    problems = list(rule_problems(_table_rule(saved), table))
+    known = {column.name.lower() for column in table.columns}
+    for name in list(saved["hidden_columns"]) + list(saved["masked_columns"]):
+        if name.lower() not in known:
+            problems.append(f"The table has no column {name!r}.")
+    return problems

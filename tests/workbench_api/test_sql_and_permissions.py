@@ -75,3 +75,17 @@ def test_history_records_who_what_and_from_where(admin, analyst):
     assert runs[1]["row_count"] == 1 and runs[1]["duration_ms"] >= 0
     everyone = ok(admin.get("/history?all=true"))["queries"]
     assert {r["user_email"] for r in everyone} == {"analyst@example.org"}
+
+
+def test_a_rule_with_problems_is_reported_and_grants_nothing(admin):
+    group = ok(admin.post("/groups", {"name": "broken"}), 201)
+    saved = ok(admin.post(f"/groups/{group['group_id']}/rules", {
+        "catalog": "warehouse", "schema": "analytics", "table": "page_views",
+        "row_filter": "no_such_column = 1"}), 201)
+    assert saved["problems"] and "column" in saved["problems"][0]
+    _, token = create_user_with_token(admin, "broken@example.org", None, (group["group_id"],))
+    assert Api(admin.client, token).post("/sql", {"sql": "SELECT 1 FROM page_views"}).status_code == 404
+    fine = ok(admin.post(f"/groups/{group['group_id']}/rules", {
+        "catalog": "warehouse", "schema": "analytics", "table": "page_views", "row_filter": "revenue > 25"}), 201)
+    assert fine["problems"] == []
+    assert ok(Api(admin.client, token).post("/sql", {"sql": "SELECT count(*) FROM page_views"}))["rows"] == [[3]]

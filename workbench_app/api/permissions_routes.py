@@ -89,7 +89,10 @@ def put_rule(group_id):
         "masked_columns": check.mapping(body, "masked_columns"),
     }
     with services().transaction() as conn:
-        return jsonify(permission_rules.put_table_rule(conn, actor, check.path_id(group_id, "Group"), rule)), 201
+        saved = permission_rules.put_table_rule(conn, actor, check.path_id(group_id, "Group"), rule)
+        engine = services().catalogs.current(conn)
+    saved["problems"] = permission_rules.rule_problems_now(engine, saved)
+    return jsonify(saved), 201
 
 
 @blueprint.delete("/groups/<group_id>/rules/<rule_id>")
