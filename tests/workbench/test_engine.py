@@ -308,3 +308,22 @@ def test_folder_of_files_becomes_a_catalog(source_files, tmp_path, analyst):
             internal_connection(engine).execute("SELECT * FROM read_csv('/etc/passwd')")
     finally:
         engine.close()
+
+
+def test_results_have_one_json_form(engine, admin):
+    import json
+
+    result = engine.run(
+        """SELECT 1.50::DECIMAL(10, 2) AS price, DATE '2026-03-01' AS day, TIMESTAMP '2026-03-01 12:30:00' AS at,
+                  INTERVAL 90 SECOND AS pause, '00000000-0000-0000-0000-000000000001'::UUID AS id,
+                  'a'::BLOB AS raw, [1, 2] AS list, {'k': 'v'} AS struct, 'nan'::DOUBLE AS nan""",
+        admin,
+    )
+    payload = result.as_json()
+    assert json.loads(json.dumps(payload)) == payload
+    assert payload["rows"] == [[
+        1.5, "2026-03-01", "2026-03-01T12:30:00", 90.0, "00000000-0000-0000-0000-000000000001",
+        "YQ==", [1, 2], {"k": "v"}, None,
+    ]]
+    assert payload["columns"][0] == {"name": "price", "type": "DECIMAL(10,2)"}
+    assert payload["truncated"] is False and payload["row_count"] == 1

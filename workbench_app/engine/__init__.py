@@ -21,7 +21,8 @@ that would run, for administrators' logs), ``complete`` (autocomplete),
 ``visible_catalogs`` / ``visible_tables`` / ``describe_table`` (what a user may
 see), ``native_sql_allowed``, ``attach_catalog`` / ``detach_catalog`` /
 ``set_catalogs`` / ``refresh_schema`` (catalogs at run time), ``close``.
-Module functions: ``format_sql``, ``variable_names``, ``bind_variables``,
+``QueryResult.as_json()`` gives rows in the one JSON form every caller should use.
+Module functions: ``format_sql``, ``jsonable``, ``variable_names``, ``bind_variables``,
 ``rule_problems`` (why a rule grants nothing), ``native_sql_allowed``.
 
 Every statement, from any entry point (SQL editor, saved questions, builder,
@@ -46,6 +47,7 @@ from workbench_app.engine.permissions import (
     rule_problems,
     visible_schema,
 )
+from workbench_app.engine.result_values import jsonable, jsonable_rows
 from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
 from workbench_app.engine.variables import VARIABLE_TYPES, bind_variables, variable_names
 
@@ -72,6 +74,8 @@ __all__ = [
     "WorkbenchEngine",
     "bind_variables",
     "format_sql",
+    "jsonable",
+    "jsonable_rows",
     "native_sql_allowed",
     "rewrite_statement",
     "rule_problems",

@@ -56,6 +56,7 @@ from workbench_app.engine.permissions import (
     table_access,
     visible_schema,
 )
+from workbench_app.engine.result_values import jsonable_rows
 from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
 from workbench_app.engine.variables import bind_variables
 
@@ -134,6 +135,16 @@ class QueryResult:
     elapsed_seconds: float
     rewrite_seconds: float
     tables: tuple[TableName, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        """The result as a JSON-serialisable object (columns, types, rows, truncated, timings)."""
+        return {
+            "columns": [{"name": name, "type": kind} for name, kind in zip(self.columns, self.column_types)],
+            "rows": jsonable_rows(self.rows),
+            "row_count": len(self.rows),
+            "truncated": self.truncated,
+            "elapsed_ms": round(self.elapsed_seconds * 1000, 3),
+        }
 
 
 class _Generation:
