@@ -145,3 +145,23 @@ def test_an_unreachable_source_is_reported_and_does_not_stop_the_others(admin, s
     assert ok(admin.post("/sql", {"sql": "SELECT count(*) FROM page_views"}))["rows"] == [[5]]
     statuses = {s["name"]: s["status"] for s in ok(admin.get("/sources"))["sources"]}
     assert statuses == {"warehouse": "attached", "down": "unavailable", "reference": "attached"}
+
+
+def test_native_sql_only_with_no_restriction_on_the_source(admin, analyst, sqlite_file):
+    native = ok(admin.post("/sql/native", {"catalog": "warehouse",
+                                           "sql": "SELECT count(*)::int AS n, current_user AS who FROM analytics.page_views"}))
+    assert native["rows"] == [[5, "analytics_reader"]]
+    for statement in ("SELECT 1; SELECT 2", "COMMIT; CREATE TABLE analytics.x (a int)",
+                      "CREATE TABLE analytics.x (a int)"):
+        refused = admin.post("/sql/native", {"catalog": "warehouse", "sql": statement})
+        assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "query_failed", statement
+    # A row filter or mask cannot apply to SQL the engine does not rewrite: restricted users are refused.
+    assert Api(admin.client, analyst[1]).post("/sql/native", {"catalog": "warehouse",
+                                                               "sql": "SELECT 1"}).status_code == 403
+    ok(admin.post("/sources", {"name": "reference", "kind": "sqlite", "options": {"path": str(sqlite_file)}}), 201)
+    assert ok(admin.post("/sql/native", {"catalog": "reference", "sql": "SELECT count(*) FROM countries"}))["rows"] == [[4]]
+    assert admin.post("/sql/native", {"catalog": "reference",
+                                      "sql": "DELETE FROM countries"}).status_code == 400
+    assert admin.post("/sql/native", {"catalog": "reference",
+                                      "sql": f"ATTACH '{sqlite_file}' AS other"}).status_code == 400
+    assert ok(admin.post("/sql/native", {"catalog": "reference", "sql": "SELECT count(*) FROM countries"}))["rows"] == [[4]]

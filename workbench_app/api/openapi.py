@@ -118,6 +118,9 @@ def _paths() -> dict[str, Any]:
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
+        "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"), body=_body(
+            {"catalog": _TEXT, "sql": {"type": "string"}, "row_limit": {"type": "integer", "minimum": 1}},
+            ("catalog", "sql")))},
         "/sql/format": {"post": op("Format SQL", "sql", body=_body({"sql": {"type": "string"}}, ("sql",)))},
         "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", body=_body(
             {"sql": {"type": "string"}, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},

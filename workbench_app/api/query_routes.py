@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
-from workbench_app import schema_browser
+from workbench_app import native_sql, schema_browser
 from workbench_app.api.authentication import identity, json_body, services
 from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql
 from workbench_app.errors import invalid, not_found
@@ -32,6 +32,16 @@ def run_sql():
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(run_for(services(), identity(), sql, origin="api", variables=values, variable_types=types,
                            row_limit=row_limit))
+
+
+@blueprint.post("/sql/native")
+def run_native_sql():
+    """Send a statement to one source as written (only with no restriction on that source)."""
+    body = json_body()
+    catalog = check.text(body, "catalog", required=True, allow_empty=False, max_length=63)
+    sql = check.text(body, "sql", required=True, allow_empty=False, max_length=MAX_SQL)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(native_sql.run_native(services(), identity(), catalog, sql, row_limit=row_limit))
 
 
 @blueprint.post("/sql/format")

@@ -1,0 +1,93 @@
+"""Native SQL: a statement sent to a source as written, bypassing the engine's rewrite.
+
+Allowed only to people with no restriction at all on that source (a group granting the whole
+catalog without any restricting table rule, or administrators), since no row filter or mask can
+apply to SQL the engine does not rewrite. The source is opened read-only, with a time limit and
+a row limit: PostgreSQL sources (the warehouse as `analytics_reader`) in a read-only transaction,
+SQLite files in read-only mode with ATTACH disabled. DuckDB sources speak the engine's own
+dialect and MySQL has no native driver here: both are refused (use the SQL endpoint).
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+import psycopg
+
+from workbench_app.accounts.identity import Identity
+from workbench_app.errors import WorkbenchError, forbidden, invalid
+from workbench_app.query_runner import json_value, open_session
+from workbench_app.records import query_history
+from workbench_app.services import WorkbenchServices
+
+TIMEOUT_SECONDS = 30
+MAX_ROWS = 10_000
+
+
+def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sql: str, *,
+               row_limit: int | None = None) -> dict[str, Any]:
+    session = open_session(services, identity)
+    if not session.engine.native_sql_allowed(session.user, catalog):
+        raise forbidden("Native SQL needs unrestricted access to this source; use the SQL endpoint.")
+    source = services.catalogs.attached.get(catalog.lower())
+    if source is None:
+        raise WorkbenchError(404, "table_not_found", "Source not found.")
+    limit = min(row_limit or MAX_ROWS, MAX_ROWS)
+    started = time.perf_counter()
+    try:
+        if source.kind == "postgres":
+            columns, rows = _postgres(source.target, sql, limit)
+        elif source.kind == "sqlite":
+            columns, rows = _sqlite(source.target, sql, limit)
+        else:
+            raise invalid("Native SQL is available for PostgreSQL and SQLite sources; use the SQL endpoint.")
+    except WorkbenchError as error:
+        _record(services, identity, sql, started, None, "refused", error.code)
+        raise
+    _record(services, identity, sql, started, min(len(rows), limit), "ok", None)
+    return {"columns": [{"name": name, "type": kind} for name, kind in columns],
+            "rows": [[json_value(cell) for cell in row] for row in rows[:limit]],
+            "row_count": min(len(rows), limit), "truncated": len(rows) > limit,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def _postgres(conninfo: str, sql: str, limit: int):
+    try:
+        with psycopg.connect(conninfo, connect_timeout=5, options=f"-c statement_timeout={TIMEOUT_SECONDS * 1000}") as conn:
+            conn.read_only = True
+            with conn.cursor() as cur:
+                # Bytes: sent as written (no client-side parameters); prepared: one statement only, so
+                # a `COMMIT; ...` cannot leave the read-only transaction.
+                cur.execute(sql.encode(), prepare=True)
+                if cur.description is None:
+                    return [], []
+                columns = [(column.name, str(column.type_display)) for column in cur.description]
+                return columns, cur.fetchmany(limit + 1)
+    except psycopg.Error as error:
+        first_line = (str(error).splitlines() or ["the query failed"])[0]
+        raise WorkbenchError(400, "query_failed", f"The source refused the query: {first_line}") from None
+
+
+def _sqlite(path: str, sql: str, limit: int):
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+        cur = conn.execute(sql)
+        if cur.description is None:
+            return [], []
+        columns = [(column[0], "") for column in cur.description]
+        return columns, cur.fetchmany(limit + 1)
+    except sqlite3.Error as error:
+        raise WorkbenchError(400, "query_failed", f"The source refused the query: {error}") from None
+    finally:
+        conn.close()
+
+
+def _record(services, identity, sql, started, rows, status, error_code):
+    with services.transaction() as conn:
+        query_history.record(conn, user_id=identity.user_id, origin="api", sql_text=f"-- native\n{sql}"[:100_000],
+                             duration_ms=round((time.perf_counter() - started) * 1000, 3), row_count=rows,
+                             status=status, error_code=error_code)
