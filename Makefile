@@ -10,6 +10,7 @@ export DAGSTER_DISABLE_TELEMETRY := 1
 .PHONY: run test install install-dev manifest clean bench
 
 run: install manifest
+	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
 test: install-dev manifest
