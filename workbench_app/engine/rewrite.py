@@ -18,8 +18,15 @@ the SQL the engine runs:
    keeping the user's alias (or the table name) so that qualified column
    references and ``alias.*`` still work — and see only visible columns;
 4. render DuckDB SQL without comments and let DuckDB's own parser confirm that
-   it reads only the tables and functions we allowed
+   the exact final text reads only the tables and functions we allowed, each
+   restricted table exactly as many times as we put it there
    (:mod:`duckdb_parse_check`).
+
+Each user's projection of a table is built once and cached as text (keyed by
+the table's columns, the user's rules for it, their attributes and the mask
+salt, so an edited rule is never served stale). In the tree, the reference
+points at a marker with a per-statement random name, and the marker is
+swapped for the projection's text after rendering.
 
 A table the user may not see is reported as "table not found", exactly like a
 table that does not exist.
