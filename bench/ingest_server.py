@@ -38,7 +38,7 @@ from pipelines.admin.server_keys import create_server_key  # noqa: E402
 from pipelines.database import connection, embedded, migrate  # noqa: E402
 from pipelines.ingest.events import validate_server_event  # noqa: E402
 from pipelines.ingest.rows import derive_row  # noqa: E402
-from pipelines.ingest.writer import COPY_STATEMENT, copy_text  # noqa: E402
+from pipelines.ingest.writer import COPY_STATEMENT  # noqa: E402
 
 BATCH = 100
 USER_AGENTS = [
@@ -134,6 +134,15 @@ def run_clients(port, secret, bodies, seconds, clients, rate=None):
     return events / seconds, [x for t in threads for x in t.latencies], sum(t.errors for t in threads)
 
 
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(rows: list[tuple]) -> bytes:
+    """Rows in COPY text format, prepared before the clock starts."""
+    return "".join("\t".join("\\N" if v is None else v.translate(_COPY_ESCAPES) for v in row) + "\n"
+                   for row in rows).encode()
+
+
 def copy_floor(url: str, rows: list[tuple], seconds_budget: float = 8.0) -> float:
     """Rows/s of a plain COPY of preformatted rows, 10,000 per transaction."""
     chunk = 10_000
@@ -186,8 +195,12 @@ def main() -> int:
         _wait_healthy(port)
         run_clients(port, secret, bodies, 2.0, args.clients)  # warm-up: caches, pools, salts
 
+        before = cpu_seconds(server.pid, pgdata)
         rate, latencies, errors = run_clients(port, secret, bodies, args.seconds, args.clients)
+        after = cpu_seconds(server.pid, pgdata)
         p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+        load = os.getloadavg()[0]
+        cpu_per_event = {name: (after[name] - before[name]) / (rate * args.seconds) * 1e6 for name in after}
 
         now = datetime.now(timezone.utc)
         salt = bytes(32)
@@ -225,7 +238,10 @@ def main() -> int:
         ]
         for name, value, target, met in rows_out:
             print(f"{name:<44}{value:>14}  {target:<22}{'' if met is None else ('yes' if met else 'NO'):>4}")
-        print(f"\nevents stored by the collector: {stored:,}; total run time {time.perf_counter() - t0:.0f} s")
+        print(f"\nCPU time per event at saturation: collector {cpu_per_event['collector']:.0f} us, "
+              f"PostgreSQL {cpu_per_event['postgres']:.0f} us, benchmark client {cpu_per_event['client']:.0f} us "
+              f"(load average {load:.1f} on {os.cpu_count()} CPUs: other processes share them)")
+        print(f"events stored by the collector: {stored:,}; total run time {time.perf_counter() - t0:.0f} s")
         return 0
     finally:
         if server is not None:
@@ -233,6 +249,28 @@ def main() -> int:
             server.wait(30)
         embedded.stop(pgdata)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def cpu_seconds(gunicorn_pid: int, pgdata: Path) -> dict[str, float]:
+    """CPU time (user + system) so far of the collector's processes, of PostgreSQL's, and of this
+    benchmark: a figure that other load on the machine does not distort."""
+    import psutil
+
+    def total(processes) -> float:
+        seconds = 0.0
+        for process in processes:
+            try:
+                times = process.cpu_times()
+                seconds += times.user + times.system
+            except psutil.Error:
+                pass
+        return seconds
+
+    master = psutil.Process(gunicorn_pid)
+    postmaster = psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+    return {"collector": total([master, *master.children(recursive=True)]),
+            "postgres": total([postmaster, *postmaster.children(recursive=True)]),
+            "client": total([psutil.Process()])}
 
 
 def _free_port() -> int:

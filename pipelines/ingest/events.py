@@ -91,9 +91,14 @@ def _text(event: dict, field: str, limit: int) -> str | None:
         raise EventRefused("invalid_value", f"{field} must not be empty (omit it instead)")
     if len(value) > limit:
         raise EventRefused("too_long", f"{field} must be at most {limit} characters")
-    if _UNSTORABLE.search(value):
+    if _unstorable(value):
         raise EventRefused("invalid_value", f"{field} holds a character that cannot be stored")
     return value
+
+
+def _unstorable(value: str) -> bool:
+    # isascii() reads a flag of the string object: the common case skips the regular expression.
+    return "\x00" in value if value.isascii() else _UNSTORABLE.search(value) is not None
 
 
 def _number(value: Any) -> bool:
@@ -110,12 +115,15 @@ def _amount(value: Any, field: str) -> float | int:
 
 
 def _check_no_null(event: dict) -> None:
-    for field, value in event.items():
-        if value is None:
-            raise EventRefused("null_value", f"{field} is null: omit a missing field instead")
+    if None not in event.values():
+        return
+    field = next(name for name, value in event.items() if value is None)
+    raise EventRefused("null_value", f"{field} is null: omit a missing field instead")
 
 
 def _check_known_fields(event: dict, known: frozenset[str]) -> None:
+    if event.keys() <= known:
+        return
     unknown = event.keys() - known
     if unknown:
         names = ", ".join(sorted(name[:64] for name in unknown)[:5])
@@ -154,14 +162,14 @@ def _props(event: dict) -> dict | None:
     if len(props) > MAX_PROPS:
         raise EventRefused("too_many", f"props may hold at most {MAX_PROPS} properties")
     for key, value in props.items():
-        if not key or len(key) > MAX_PROP_KEY_LENGTH or _UNSTORABLE.search(key):
+        if not key or len(key) > MAX_PROP_KEY_LENGTH or _unstorable(key):
             raise EventRefused("invalid_value", f"property names must be 1 to {MAX_PROP_KEY_LENGTH} characters")
         if value is None:
             raise EventRefused("null_value", "props holds a null: omit a missing property instead")
         if isinstance(value, str):
             if len(value) > MAX_PROP_VALUE_LENGTH:
                 raise EventRefused("too_long", f"property values must be at most {MAX_PROP_VALUE_LENGTH} characters")
-            if _UNSTORABLE.search(value):
+            if _unstorable(value):
                 raise EventRefused("invalid_value", "a property value holds a character that cannot be stored")
         elif not (isinstance(value, bool) or _number(value)):
             raise EventRefused("invalid_type", "property values must be strings, finite numbers or booleans (props are flat)")
