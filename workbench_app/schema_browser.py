@@ -10,9 +10,23 @@ from typing import Any
 from workbench_app.query_runner import Session
 
 
+def _visible(session: Session):
+    """The person's tables, without the warehouse's schemas other than its views' schema.
+
+    The read-only role can list the warehouse's other schemas (raw, collect, ...) but read none of
+    them, so they are only noise in a schema browser.
+    """
+    warehouse_schema = (session.engine.settings.default_schema or "").lower()
+    warehouse = (session.engine.settings.default_catalog or "").lower()
+    for info, columns in session.engine.visible_tables(session.user):
+        if info.table.catalog.lower() == warehouse and info.table.schema.lower() != warehouse_schema:
+            continue
+        yield info, columns
+
+
 def datasources(session: Session) -> list[dict[str, Any]]:
     counts: dict[str, int] = {}
-    for info, _ in session.engine.visible_tables(session.user):
+    for info, _ in _visible(session):
         counts[info.table.catalog] = counts.get(info.table.catalog, 0) + 1
     return [{"name": name, "tables": counts[name]} for name in sorted(counts, key=str.lower)]
 
@@ -27,7 +41,7 @@ def _table(info, columns, with_columns: bool) -> dict[str, Any]:
 
 
 def tables(session: Session, catalog: str | None = None, with_columns: bool = True) -> list[dict[str, Any]]:
-    return [_table(info, columns, with_columns) for info, columns in session.engine.visible_tables(session.user)
+    return [_table(info, columns, with_columns) for info, columns in _visible(session)
             if catalog is None or info.table.catalog.lower() == catalog.lower()]
 
 
@@ -35,7 +49,7 @@ def search(session: Session, text: str, limit: int = 50) -> list[dict[str, Any]]
     """Tables and columns whose name or description contains `text` (case-insensitive)."""
     needle = text.lower()
     found = []
-    for info, columns in session.engine.visible_tables(session.user):
+    for info, columns in _visible(session):
         table_hit = needle in info.table.name.lower() or needle in (info.comment or "").lower()
         matching = [c for c in columns if needle in c.name.lower() or needle in (c.comment or "").lower()]
         if table_hit or matching:
@@ -52,7 +66,7 @@ def describe(session: Session, name: str) -> dict[str, Any] | None:
     parts = [part.strip('"').lower() for part in name.split(".")]
     default_catalog = session.engine.settings.default_catalog or ""
     default_schema = session.engine.settings.default_schema or ""
-    for info, columns in session.engine.visible_tables(session.user):
+    for info, columns in _visible(session):
         key = info.table.key
         if (len(parts) == 3 and tuple(parts) == key) or \
            (len(parts) == 2 and ((key[1], key[2]) == tuple(parts) or (key[0], key[2]) == tuple(parts))) or \

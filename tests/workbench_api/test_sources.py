@@ -129,6 +129,7 @@ def test_no_source_password_in_clear_in_a_dump_of_the_metadata_database(admin, d
                               check=True, capture_output=True, text=True).stdout
         assert "modeled_pg" in dump and "v1:" in dump  # the source and its sealed password are there
         assert password not in dump
+        assert admin.token not in dump and admin.token.removeprefix("wbt_") not in dump  # tokens are hashed
     finally:
         admin.delete(f"/sources/{created['source_id']}")
         db.execute(f"drop owned by {role}")

@@ -89,3 +89,9 @@ def test_a_rule_with_problems_is_reported_and_grants_nothing(admin):
         "catalog": "warehouse", "schema": "analytics", "table": "page_views", "row_filter": "revenue > 25"}), 201)
     assert fine["problems"] == []
     assert ok(Api(admin.client, token).post("/sql", {"sql": "SELECT count(*) FROM page_views"}))["rows"] == [[3]]
+
+
+def test_schema_browser_shows_the_warehouse_views_only(admin):
+    tables = ok(admin.get("/schema?catalog=warehouse"))["tables"]
+    assert {t["schema"] for t in tables} == {"analytics"}
+    assert "page_views" in [t["table"] for t in tables]
