@@ -179,7 +179,8 @@ class _Generation:
             con.execute(f"SET threads = {int(settings.threads)}")
         if settings.temp_directory:
             con.execute(f"SET temp_directory = '{_sql_string(settings.temp_directory)}'")
-        for extension in sorted({EXTENSION_FOR_SOURCE_KIND[s.kind] for s in self.sources if s.kind in EXTENSION_FOR_SOURCE_KIND}):
+        needed = {EXTENSION_FOR_SOURCE_KIND.get(source.kind) for source in self.sources} - {None}
+        for extension in sorted(needed):
             load_extension(con, extension)
         for source in self.sources:
             _attach(con, source)
