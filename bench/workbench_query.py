@@ -225,7 +225,10 @@ def bench_aggregate_engine_vs_direct(database_url: str | None, runs: int = 5) ->
     import psycopg
 
     schema = f"wb_bench_{uuid.uuid4().hex[:8]}"
-    aggregate = "SELECT site_id, count(*) AS events, sum(revenue) AS revenue, count(DISTINCT country) AS countries FROM {table} GROUP BY site_id ORDER BY site_id"
+    aggregate = (
+        "SELECT site_id, count(*) AS events, sum(revenue) AS revenue, count(DISTINCT country) AS countries "
+        "FROM {table} GROUP BY site_id ORDER BY site_id"
+    )
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute(f'CREATE SCHEMA "{schema}"')
         try:

@@ -27,11 +27,17 @@ MAX_COMPLETION_TEXT = 200_000
 _KIND_ORDER = {"column": 0, "table": 1, "cte": 1, "schema": 2, "catalog": 3, "function": 4, "keyword": 5}
 _IDENT = r'(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)'
 _CHAIN_AT_END = re.compile(rf"((?:{_IDENT}\s*\.\s*)*)(\"?[A-Za-z0-9_$]*)$")
+_NOT_AN_ALIAS = "ON|USING|WHERE|JOIN|LEFT|RIGHT|FULL|INNER|CROSS|GROUP|ORDER|LIMIT|NATURAL|UNION|WINDOW|QUALIFY|HAVING"
+# FROM/JOIN <name> [AS] <alias>: the tables a statement reads, with the names they go by.
 _RELATION = re.compile(
-    rf"\b(?:FROM|JOIN)\s+({_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}})(?:\s+(?:AS\s+)?(?!(?:ON|USING|WHERE|JOIN|LEFT|RIGHT|FULL|INNER|CROSS|GROUP|ORDER|LIMIT|NATURAL|UNION|WINDOW|QUALIFY|HAVING)\b)({_IDENT}))?",
+    rf"\b(?:FROM|JOIN)\s+({_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}})"
+    rf"(?:\s+(?:AS\s+)?(?!(?:{_NOT_AN_ALIAS})\b)({_IDENT}))?",
     re.I,
 )
-_CTE = re.compile(rf"(?:\bWITH\s+(?:RECURSIVE\s+)?|,\s*)({_IDENT})\s*(?:\([^)]*\)\s*)?AS\s*(?:NOT\s+)?(?:MATERIALIZED\s*)?\(", re.I)
+_CTE = re.compile(
+    rf"(?:\bWITH\s+(?:RECURSIVE\s+)?|,\s*)({_IDENT})\s*(?:\([^)]*\)\s*)?AS\s*(?:NOT\s+)?(?:MATERIALIZED\s*)?\(",
+    re.I,
+)
 _CLAUSE = re.compile(
     r"\b(SELECT|FROM|JOIN|WHERE|GROUP|ORDER|HAVING|ON|USING|LIMIT|QUALIFY|WINDOW|BY|SET|AND|OR)\b", re.I
 )

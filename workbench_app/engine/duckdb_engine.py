@@ -457,7 +457,8 @@ class WorkbenchEngine:
         if not all(isinstance(part, exp.Identifier) for part in identifiers):
             raise EngineError(TABLE_NOT_FOUND, f"Table {name!r} not found.")
         parts = [part.name for part in identifiers]
-        for candidate in candidate_names(parts, self.schema, self.settings.default_catalog, self.settings.default_schema):
+        defaults = (self.settings.default_catalog, self.settings.default_schema)
+        for candidate in candidate_names(parts, self.schema, *defaults):
             info = self.schema.get(candidate)
             if info is None:
                 continue
@@ -493,7 +494,7 @@ _COLUMN_PATTERNS = (
     re.compile(r'does not have a column named "([^"]+)"'),
     re.compile(r'Column "([^"]+)" does not exist on (?:left|right) side of join'),
     re.compile(r'Values list "[^"]*" does not have a column named "([^"]+)"'),
-    re.compile(r'Column "([^"]+)" referenced that exists in the SELECT clause - but this column cannot be referenced before it is defined'),
+    re.compile(r'Column "([^"]+)" referenced that exists in the SELECT clause - but this column cannot be'),
 )
 
 
