@@ -176,6 +176,15 @@ def test_invalid_rules_grant_nothing(engine):
         assert rule_problems(rule, events) or rule.row_filter == "region = ("
 
 
+def test_rule_problems_flag_columns_that_do_not_exist(engine):
+    events = next(info for info in engine.schema if info.table.name == "events")
+    rule = TableRule(
+        "warehouse", "analytics", "events",
+        hidden_columns=frozenset({"e_mail"}), masked_columns={"EMAIL": ColumnMask("null")},
+    )
+    assert rule_problems(rule, events) == ["hidden column e_mail: the table has no such column"]
+
+
 def test_two_rules_for_one_table_in_one_group_grant_nothing(engine):
     group = GroupPermissions(
         "g",

@@ -363,6 +363,13 @@ def rule_problems(rule: TableRule, table: TableInfo) -> list[str]:
     """Why a rule would grant nothing (for the administration screen); empty when valid."""
     problems = []
     column_names = tuple(column.name.lower() for column in table.columns)
+    # Not fatal, but a typo here leaves the real column in clear.
+    for name in sorted(rule.hidden_columns):
+        if name.lower() not in column_names:
+            problems.append(f"hidden column {name}: the table has no such column")
+    for name in sorted(rule.masked_columns):
+        if name.lower() not in column_names:
+            problems.append(f"masked column {name}: the table has no such column")
     texts = [("row filter", rule.row_filter)] + [
         (f"mask of {name}", mask.expression)
         for name, mask in rule.masked_columns.items()
