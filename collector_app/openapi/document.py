@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipelines.admin.sites import ISO_4217
+
 VERSION = "1.0.0"
 
 
@@ -85,28 +87,35 @@ _TIMESTAMP = {"type": "string", "format": "date-time"}
 _NULLABLE_TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
 _UUID = {"type": "string", "format": "uuid"}
 _IDENTIFIER = {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,62}$"}
+# One line of text with at least one visible character (surrounding spaces are trimmed).
+_LINE = "^[^\\x00-\\x1f\\x7f]*[^\\x00-\\x20\\x7f][^\\x00-\\x1f\\x7f]*$"
+
+
+def _label(max_length: int = 200) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": _LINE}
 
 
 def _schemas() -> dict[str, Any]:
     domain = {"type": "string", "maxLength": 255,
+              "pattern": "^(\\*\\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$",
               "description": "A host name (example.com) or a wildcard for its subdomains (*.example.com). "
                              "Stored lowercase, IDN as punycode, duplicates removed."}
     site_fields = {
-        "name": {"type": "string", "minLength": 1, "maxLength": 200},
+        "name": _label(),
         "domains": {"type": "array", "items": domain, "maxItems": 100,
                     "description": "Origins whose browser events are accepted on POST /collect."},
         "tracking_mode": {"type": "string", "enum": ["cookieless", "cookie", "consent"]},
         "accept_user_id": {"type": "boolean", "description": "Whether server events may carry user_id."},
         "retention_months": {"type": "integer", "minimum": 1, "maximum": 120},
         "timezone": {"type": "string", "description": "IANA time zone, such as Europe/Paris.", "maxLength": 64},
-        "currency": {"type": "string", "pattern": "^[A-Za-z]{3}$", "description": "ISO 4217 code, such as EUR."},
+        "currency": {"type": "string", "enum": sorted(ISO_4217), "description": "ISO 4217 code, such as EUR."},
     }
     event_property = {
         "type": "object", "additionalProperties": False, "required": ["name", "type", "label"],
         "properties": {
             "name": _IDENTIFIER,
             "type": {"type": "string", "enum": ["string", "number", "boolean", "timestamp"]},
-            "label": {"type": "string", "minLength": 1, "maxLength": 200},
+            "label": _label(),
             "description": {"type": "string", "maxLength": 2000},
         },
     }
@@ -221,7 +230,7 @@ def _schemas() -> dict[str, Any]:
         "EventProperty": event_property,
         "DeclaredEventInput": {
             "type": "object", "additionalProperties": False, "required": ["label"],
-            "properties": {"name": _IDENTIFIER, "label": {"type": "string", "minLength": 1, "maxLength": 200},
+            "properties": {"name": _IDENTIFIER, "label": _label(),
                            "description": {"type": "string", "maxLength": 2000},
                            "properties": {"type": "array", "maxItems": 100, "items": event_property}},
             "description": "name is required on creation; on replacement it is optional and must match the path.",
@@ -240,7 +249,7 @@ def _schemas() -> dict[str, Any]:
             "properties": {"name": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,62}$"},
                            "selector": {"type": "string", "minLength": 1, "maxLength": 500,
                                         "description": "CSS selector of the zone's elements."},
-                           "label": {"type": "string", "minLength": 1, "maxLength": 200}},
+                           "label": _label()},
         },
         "Zone": {"type": "object", "required": ["name", "selector", "label"],
                  "properties": {"name": {"type": "string"}, "selector": {"type": "string"},
@@ -252,7 +261,7 @@ def _schemas() -> dict[str, Any]:
             "description": "Exactly one of path_pattern (page view goal; * matches any characters) or event_name "
                            "(event goal, optionally with property_name and property_value together).",
             "properties": {
-                "name": {"type": "string", "minLength": 1, "maxLength": 200},
+                "name": _label(),
                 "kind": {"type": "string", "enum": ["pageview", "event"], "description": "Optional; inferred."},
                 "path_pattern": {"type": "string", "maxLength": 500, "pattern": "^/"},
                 "event_name": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
