@@ -622,10 +622,11 @@ def _paths() -> dict[str, Any]:
                 "tags": ["collection"], "summary": "Configuration of a site for the tracking script",
                 "operationId": "getSiteConfig", "security": [],
                 "parameters": [{"name": "site", "in": "query", "required": True, "schema": _UUID}],
-                "responses": {"200": {"description": "The site's tracking configuration.",
+                "responses": {"200": {"description": "The site's tracking configuration (cacheable briefly).",
                                       "content": _json(_ref("SiteConfig"))},
                               "400": _error("Missing or malformed site."),
-                              "404": _error("Unknown site.")},
+                              "404": _error("Unknown site."),
+                              "503": _error("Database unreachable.")},
             },
             "post": {
                 "tags": ["collection"], "summary": "Events from browsers (no key; the origin is checked)",
@@ -633,12 +634,14 @@ def _paths() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {
                     "text/plain": {"schema": _ref("BrowserBatch")}, "application/json": {"schema": _ref("BrowserBatch")}}},
                 "responses": {
-                    "202": {"description": "Accepted (refused events are counted as rejections).",
-                            "content": _json(_ref("BatchResult"))},
-                    "204": {"description": "Accepted, no body."},
-                    "400": _error("Malformed batch."),
-                    "403": _error("Origin not allowed for the site (counted as origin_not_allowed)."),
+                    "204": {"description": "Accepted: valid events stored, invalid ones counted as rejections "
+                                           "(invalid_payload); also the answer to bots, whose events are dropped."},
+                    "400": _error("Not the script's payload (counted as invalid_payload)."),
+                    "403": _error("Origin not among the site's domains (counted as origin_not_allowed)."),
+                    "404": _error("Unknown site."),
                     "413": _error("Body too large."),
+                    "429": _error("Too many events from this address."),
+                    "503": _error("Database unreachable and the spool cannot take the events."),
                 },
             },
         },
