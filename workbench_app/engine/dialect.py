@@ -7,6 +7,8 @@ parser and one generator configuration.
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -28,9 +30,31 @@ def parse_statements(sql: str) -> list[exp.Expression]:
     return [tree for tree in trees if tree is not None]
 
 
+# Statements that are refused whether or not sqlglot can parse them, recognised
+# by their first word so that the refusal says why rather than "syntax error".
+_NOT_READ_KEYWORDS = frozenset(
+    """ALTER ATTACH CALL CHECKPOINT COMMENT COPY CREATE DEALLOCATE DELETE DETACH DROP EXECUTE EXPORT
+    FORCE GRANT IMPORT INSERT INSTALL LOAD MERGE PRAGMA PREPARE RESET REVOKE SET TRUNCATE UPDATE USE
+    VACUUM""".split()
+)
+_LEADING_NOISE = re.compile(r"\A(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*", re.S)
+
+
+def first_keyword(sql: str) -> str:
+    """The statement's first word, upper-cased, after whitespace and comments."""
+    rest = sql[_LEADING_NOISE.match(sql).end() :]
+    match = re.match(r"[A-Za-z_]+", rest)
+    return match.group(0).upper() if match else ""
+
+
 def parse_single_statement(sql: str) -> exp.Expression:
     """Parse exactly one statement; several statements (``a; b``) are refused."""
-    trees = parse_statements(sql)
+    try:
+        trees = parse_statements(sql)
+    except EngineError as error:
+        if error.code == SYNTAX_ERROR and first_keyword(sql) in _NOT_READ_KEYWORDS:
+            raise EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.") from None
+        raise
     if not trees:
         raise EngineError(SYNTAX_ERROR, "The query is empty.")
     if len(trees) > 1:
