@@ -6,17 +6,12 @@ permission rewrite, and records the run in the query history (refusals included)
 """
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import decimal
-import math
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.engine import EngineError, UserContext, WorkbenchEngine
+from workbench_app.engine import EngineError, UserContext, WorkbenchEngine, jsonable
 from workbench_app.errors import WorkbenchError
 from workbench_app.permission_rules import user_context
 from workbench_app.records import query_history
@@ -58,27 +53,8 @@ def public_message(message: str) -> str:
 
 
 def json_value(value: Any) -> Any:
-    """A result cell as JSON: exact decimals as strings only when a float would lose them."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, decimal.Decimal):
-        as_float = float(value)
-        return as_float if decimal.Decimal(repr(as_float)) == value else str(value)
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return str(value)
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, (list, tuple)):
-        return [json_value(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): json_value(item) for key, item in value.items()}
-    return str(value)
+    """A value as JSON, in the engine's one form for result values (API, tools, UI alike)."""
+    return jsonable(value)
 
 
 def run_for(services: WorkbenchServices, identity: Identity, sql: str, *, origin: str,
@@ -96,13 +72,7 @@ def run_for(services: WorkbenchServices, identity: Identity, sql: str, *, origin
                                                 "catalog_error") else "failed", error.code, question_id)
         raise engine_refusal(error) from None
     _record(services, identity, origin, sql, started, len(result.rows), "ok", None, question_id)
-    return {
-        "columns": [{"name": name, "type": kind} for name, kind in zip(result.columns, result.column_types)],
-        "rows": [[json_value(cell) for cell in row] for row in result.rows],
-        "row_count": len(result.rows),
-        "truncated": result.truncated,
-        "elapsed_ms": round(result.elapsed_seconds * 1000, 2),
-    }
+    return result.as_json()
 
 
 def _record(services: WorkbenchServices, identity: Identity, origin: str, sql: str, started: float,
