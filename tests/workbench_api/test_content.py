@@ -123,3 +123,11 @@ def test_personal_folders_are_private_and_shared_edit_rights_allow_changes(admin
     assert sub["access"] == "edit"
     ok(editor.post("/questions", {"name": "q", "sql": "SELECT 1", "folder_id": sub["folder_id"]}), 201)
     assert len(ok(admin.get(f"/questions?folder_id={sub['folder_id']}"))["questions"]) == 1
+
+
+def test_nothing_inside_a_personal_folder_can_be_shared(admin, eu_analysts):
+    personal = [f for f in ok(admin.get("/folders"))["folders"] if f["personal"]][0]
+    sub = ok(admin.post("/folders", {"name": "Inside", "parent_id": personal["folder_id"]}), 201)
+    assert sub["personal"] is True
+    refused = admin.put(f"/folders/{sub['folder_id']}/access/{eu_analysts}", {"level": "view"})
+    assert refused.status_code == 400

@@ -41,6 +41,16 @@ def access_level(conn: psycopg.Connection, identity: Identity, folder_id: int) -
     return {2: "edit", 1: "view"}.get(granted)
 
 
+def root_owner(conn: psycopg.Connection, folder_id: int) -> int | None:
+    """The owner of the personal tree the folder belongs to, or None for a shared folder."""
+    return conn.execute(
+        """with recursive chain as (
+               select folder_id, parent_id, owner_id from folders where folder_id = %s
+               union all
+               select f.folder_id, f.parent_id, f.owner_id from folders f join chain c on f.folder_id = c.parent_id)
+           select owner_id from chain where parent_id is null""", (folder_id,)).fetchone()[0]
+
+
 def require(conn: psycopg.Connection, identity: Identity, folder_id: int, level: str, what: str = "Folder") -> None:
     """404 when the person cannot see the folder, 403 when they see it but may not edit."""
     have = access_level(conn, identity, folder_id)
@@ -66,7 +76,8 @@ def personal_folder(conn: psycopg.Connection, identity: Identity) -> int:
 
 def _describe(conn: psycopg.Connection, identity: Identity, folder: dict[str, Any]) -> dict[str, Any]:
     folder["access"] = access_level(conn, identity, folder["folder_id"])
-    folder["personal"] = folder.pop("owner_id") is not None
+    folder.pop("owner_id")
+    folder["personal"] = root_owner(conn, folder["folder_id"]) is not None
     folder["groups"] = [{"group_id": g, "level": lvl} for g, lvl in conn.execute(
         "select group_id, level from folder_access where folder_id = %s order by group_id", (folder["folder_id"],))]
     return folder
@@ -120,7 +131,7 @@ def share_folder(conn: psycopg.Connection, identity: Identity, folder_id: int, g
     if not identity.is_admin:
         raise forbidden("Only administrators share folders with groups.")
     require(conn, identity, folder_id, "edit")
-    if conn.execute("select owner_id from folders where folder_id = %s", (folder_id,)).fetchone()[0] is not None:
+    if root_owner(conn, folder_id) is not None:
         raise invalid("Personal folders are not shared; move the content to a shared folder.")
     if not conn.execute("select 1 from groups where group_id = %s", (group_id,)).fetchone():
         raise not_found("Group")
