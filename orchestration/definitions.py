@@ -5,7 +5,7 @@ from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, anal
 from orchestration.defs.dbt.schedules import (channel_rebuild_job, channel_rules_sensor, incremental_build_job,
                                               incremental_build_schedule)
 from orchestration.defs.inbound.assets import inbound_inbox_processing
-from orchestration.defs.inbound.schedules import inbound_job, inbound_schedule
+from orchestration.defs.inbound.jobs import inbound_job
 from orchestration.defs.maintenance.assets import maintenance_assets
 from orchestration.defs.maintenance.schedules import (declared_events_sensor, event_views_job, maintenance_job,
                                                       maintenance_schedule, privacy_requests_job,
@@ -15,7 +15,7 @@ from orchestration.defs.resources import build_resources
 defs = Definitions(
     assets=[analytics_dbt_incremental_models, analytics_dbt_models, *maintenance_assets, inbound_inbox_processing],
     jobs=[incremental_build_job, channel_rebuild_job, maintenance_job, event_views_job, privacy_requests_job, inbound_job],
-    schedules=[incremental_build_schedule, maintenance_schedule, inbound_schedule],
+    schedules=[incremental_build_schedule, maintenance_schedule],
     sensors=[channel_rules_sensor, declared_events_sensor, privacy_requests_sensor],
     resources=build_resources(),
 )
