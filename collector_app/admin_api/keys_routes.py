@@ -35,6 +35,13 @@ def get_key(site_id: str, key_id: str):
         return respond(server_keys.get_server_key(conn, site_id, key_id))
 
 
+@blueprint.patch("/sites/<site_id>/server-keys/<key_id>")
+def update_key(site_id: str, key_id: str):
+    body = json_body()
+    with transaction() as conn:
+        return respond(server_keys.update_server_key(conn, site_id, key_id, body, actor=actor()))
+
+
 @blueprint.delete("/sites/<site_id>/server-keys/<key_id>")
 def revoke_key(site_id: str, key_id: str):
     with transaction() as conn:

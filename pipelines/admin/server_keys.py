@@ -1,6 +1,6 @@
 """Server keys: the bearer secrets of `POST /collect/server`, one site each, send-only.
 
-States (spec): created -> active -> revoked; revocation is final. The secret is
+States (spec): (none) -> active on creation, active -> revoked on revocation, which is final. The secret is
 `sk_` + 32 random bytes in base64url (no padding), shown once at creation; only its SHA-256 and
 its last four characters (`secret_hint`, to tell keys apart in a list) are stored.
 """
@@ -144,6 +144,34 @@ def get_server_key(conn: psycopg.Connection, site_id: object, key_id: object) ->
     if record is None:
         raise NotFound("server key not found", {"key_id": str(key)})
     return record
+
+
+def update_server_key(conn: psycopg.Connection, site_id: object, key_id: object, body: Any, *,
+                      actor: str) -> dict[str, Any]:
+    """Rename a key or change its rate limit (`{name?, rate_limit_per_minute?}`); audited as
+    `server_key.updated`. The secret and the state do not change here."""
+    site = require_site(conn, site_id)
+    current = get_server_key(conn, site, key_id)
+    if not isinstance(body, dict):
+        raise InvalidInput("the body must be a JSON object", {"field": "body"})
+    unknown = sorted(set(body) - {"name", "rate_limit_per_minute"})
+    if unknown:
+        raise InvalidInput(f"unknown field: {unknown[0]}", {"field": unknown[0], "unknown": unknown})
+    changes = {}
+    if "name" in body:
+        changes["name"] = _validated_name(body["name"])
+    if "rate_limit_per_minute" in body:
+        if body["rate_limit_per_minute"] is None:
+            raise InvalidInput("rate_limit_per_minute cannot be null", {"field": "rate_limit_per_minute"})
+        changes["rate_limit_per_minute"] = _validated_rate_limit(body["rate_limit_per_minute"])
+    if changes:
+        conn.execute(
+            """update collect.server_keys set name = coalesce(%s, name),
+                      rate_limit_per_minute = coalesce(%s, rate_limit_per_minute) where key_id = %s""",
+            (changes.get("name"), changes.get("rate_limit_per_minute"), current["id"]),
+        )
+        audit.record(conn, actor, "server_key.updated", str(current["id"]), {"site_id": str(site), **changes})
+    return get_server_key(conn, site, current["id"])
 
 
 def revoke_server_key(conn: psycopg.Connection, site_id: object, key_id: object, *, actor: str) -> dict[str, Any]:

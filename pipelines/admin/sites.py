@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from psycopg.rows import dict_row
 
 from pipelines import audit
@@ -158,7 +159,7 @@ def create_site(conn: psycopg.Connection, body: Any, *, actor: str) -> dict[str,
          values["timezone"], values["currency"]),
     ).fetchone()[0]
     _write_domains(conn, site, values["domains"])
-    audit.record(conn, actor, "site.created", str(site), {k: v for k, v in values.items()})
+    audit.record(conn, actor, "site.created", str(site), dict(values))
     return get_site(conn, site)
 
 
@@ -174,8 +175,8 @@ def update_site(conn: psycopg.Connection, site_id: object, body: Any, *, actor: 
     if "domains" in values and values["domains"] is None:
         raise InvalidInput("domains cannot be null", {"field": "domains"})
     if columns:
-        assignments = ", ".join(f"{column} = %s" for column in columns)  # names from FIELDS only
-        conn.execute(f"update collect.sites set {assignments}, updated_at = now() where site_id = %s",
+        assignments = sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns)
+        conn.execute(sql.SQL("update collect.sites set {}, updated_at = now() where site_id = %s").format(assignments),
                      [values[column] for column in columns] + [site])
     if "domains" in values:
         _write_domains(conn, site, values["domains"])

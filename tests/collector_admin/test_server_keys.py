@@ -74,3 +74,19 @@ def test_invalid_key_requests(client, auth, site, make_site, db):
     assert_error(client.get(f"/api/v1/sites/{other['id']}/server-keys/{key['id']}", headers=auth), 404)
     assert_error(client.delete(f"{base}/not-a-uuid", headers=auth), 404)
     assert client.get(f"{base}/{key['id']}", headers=auth).get_json()["state"] == "active"
+
+
+def test_change_rate_limit_and_name(client, auth, site, db):
+    base = f"/api/v1/sites/{site['id']}/server-keys"
+    key = client.post(base, headers=auth, json={"name": "a"}).get_json()
+    changed = client.patch(f"{base}/{key['id']}", headers=auth, json={"rate_limit_per_minute": 42})
+    assert changed.status_code == 200
+    assert (changed.get_json()["rate_limit_per_minute"], changed.get_json()["name"]) == (42, "a")
+    assert authenticate_server_key(db, key["secret"]).rate_limit_per_minute == 42
+    assert client.patch(f"{base}/{key['id']}", headers=auth, json={"name": "b"}).get_json()["name"] == "b"
+    for body in ({"rate_limit_per_minute": None}, {"rate_limit_per_minute": -1}, {"secret": "x"}, [1]):
+        assert_error(client.patch(f"{base}/{key['id']}", headers=auth, json=body), 422)
+    assert client.get(f"{base}/{key['id']}", headers=auth).get_json()["rate_limit_per_minute"] == 42
+    details = [row[0] for row in db.execute("select details from collect.audit_log where action = 'server_key.updated' "
+                                            "order by audit_id")]
+    assert details == [{"site_id": site["id"], "rate_limit_per_minute": 42}, {"site_id": site["id"], "name": "b"}]
