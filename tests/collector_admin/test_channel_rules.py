@@ -113,3 +113,21 @@ def test_invalid_rules_change_nothing(client, auth, site, db):
         assert error["details"]["field"] == field, (body, error)
     assert client.get(path, headers=auth).get_json() == before
     assert db.execute("select count(*) from collect.audit_log where action like 'channel_rules.%%'").fetchone()[0] == 0
+
+
+def test_concurrent_edits_each_bump_the_version(app, auth, site):
+    """Edits of one site's rules apply one after the other: no lost version, no duplicate key error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = f"/api/v1/sites/{site['id']}/channel-rules"
+
+    def edit(index: int) -> int:
+        with app.test_client() as client:
+            response = client.put(path, headers=auth, json={"rules": [{"channel": f"C{index}"}, *RULES]})
+            return response.status_code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        statuses = list(pool.map(edit, range(12)))
+    assert statuses == [200] * 12
+    final = app.test_client().get(path, headers=auth).get_json()
+    assert final["version"] == 13 and len(final["rules"]) == len(RULES) + 1

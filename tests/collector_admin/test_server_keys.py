@@ -90,3 +90,12 @@ def test_change_rate_limit_and_name(client, auth, site, db):
     details = [row[0] for row in db.execute("select details from collect.audit_log where action = 'server_key.updated' "
                                             "order by audit_id")]
     assert details == [{"site_id": site["id"], "rate_limit_per_minute": 42}, {"site_id": site["id"], "name": "b"}]
+
+
+def test_a_server_key_reads_nothing(client, auth, site):
+    """A server key only sends: as a bearer of the administration API it is unknown."""
+    key = client.post(f"/api/v1/sites/{site['id']}/server-keys", headers=auth, json={}).get_json()
+    as_key = {"Authorization": f"Bearer {key['secret']}"}
+    for path in ("/api/v1/sites", f"/api/v1/sites/{site['id']}", f"/api/v1/sites/{site['id']}/server-keys",
+                 f"/api/v1/sites/{site['id']}/health", "/api/v1/audit"):
+        assert_error(client.get(path, headers=as_key), 401, "invalid_token")
