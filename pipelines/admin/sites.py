@@ -41,7 +41,8 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
 @lru_cache(maxsize=1)
 def _time_zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    # UTC is always valid, even on a machine without a time zone database.
+    return frozenset(zoneinfo.available_timezones()) | {"UTC"}
 
 
 def normalize_domain(raw: Any, index: int) -> str:
