@@ -31,6 +31,13 @@ def _run(operation):
         raise click.ClickException("the database is not migrated: run `analytics migrate` first") from None
 
 
+def _plain(value):
+    """A token field as JSON: times in ISO 8601, ids as strings."""
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
 @click.group("admin-token")
 def admin_token() -> None:
     """Create, list and revoke tokens of the administration API (/api/v1)."""
@@ -52,8 +59,7 @@ def list_(as_json: bool) -> None:
     tokens = _run(admin_tokens.list_tokens)
     for token in tokens:
         if as_json:
-            click.echo(json.dumps({k: (v.isoformat() if hasattr(v, "isoformat") else str(v) if v is not None else None)
-                                   for k, v in token.items()}))
+            click.echo(json.dumps({name: _plain(value) for name, value in token.items()}))
         else:
             last_used = token["last_used_at"].isoformat(timespec="seconds") if token["last_used_at"] else "never"
             click.echo(f"{token['token_id']}  {token['state']:<8} created {token['created_at'].isoformat(timespec='seconds')}"

@@ -1,6 +1,8 @@
 """`analytics admin-token create | list | revoke` against the test database."""
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 
 from analytics_cli.main import main
@@ -26,6 +28,8 @@ def test_create_list_revoke(settings, db):
 
     listed = _run(settings, "list")
     assert str(token_id) in listed.stdout and "active" in listed.stdout and secret not in listed.stdout
+    [as_json] = [json.loads(line) for line in _run(settings, "list", "--json").stdout.splitlines()]
+    assert as_json["token_id"] == str(token_id) and as_json["state"] == "active" and as_json["last_used_at"] is not None
 
     revoked = _run(settings, "revoke", str(token_id))
     assert revoked.exit_code == 0
