@@ -70,6 +70,14 @@ def _scan(sql: str) -> list[_Piece]:
             buffer.clear()
 
     while i < n:
+        # Jump over plain text to the next character that may start something.
+        special = _SPECIAL.search(sql, i)
+        if special is None:
+            buffer.append(sql[i:])
+            break
+        if special.start() > i:
+            buffer.append(sql[i : special.start()])
+            i = special.start()
         ch = sql[i]
         two = sql[i : i + 2]
         if ch in ("'", '"'):
@@ -140,6 +148,9 @@ class _ClauseFinder:
         if close is None:
             raise EngineError(VARIABLE_ERROR, "An optional clause [[ is never closed.")
         return True
+
+
+_SPECIAL = re.compile(r"['\"$]|--|/\*|\{\{|\[\[|\]\]")
 
 
 def _end_of_quoted(sql: str, start: int, quote: str) -> int:
