@@ -20,11 +20,12 @@ def parse_id(value: object, what: str) -> uuid.UUID:
 
 def require_site(conn: psycopg.Connection, site_id: object, *, lock: bool = False) -> uuid.UUID:
     """The site's UUID, or NotFound. With `lock`, the site row is locked for this transaction
-    so that concurrent edits of its metadata apply one after the other."""
+    so that concurrent edits of its metadata apply one after the other. `no key update` leaves
+    foreign-key checks of other writers (rows referencing the site) unblocked."""
     parsed = parse_id(site_id, "site")
     query = "select site_id from collect.sites where site_id = %s"
     if lock:
-        query += " for update"
+        query += " for no key update"
     if conn.execute(query, (parsed,)).fetchone() is None:
         raise NotFound("site not found", {"site_id": str(parsed)})
     return parsed
