@@ -75,9 +75,11 @@ def test_wrong_secret_or_secret_without_prefix(client, chat_source, chat_secret,
 
 
 @pytest.mark.parametrize("offset,status", [(299, 202), (-299, 202), (301, 401), (-301, 401)])
-def test_timestamp_tolerance_both_ways(client, chat_source, chat_secret, offset, status, db):
+def test_timestamp_tolerance_both_ways(app, client, chat_source, chat_secret, offset, status, db):
+    now = 1_795_000_000
+    app.config["INBOUND_CLOCK"] = lambda: now
     body = chat_body()
-    response = post(client, chat_source, body, header(chat_secret, body, int(time.time()) + offset))
+    response = post(client, chat_source, body, header(chat_secret, body, now + offset))
     assert response.status_code == status
     if status == 401:
         assert response.get_json()["error"]["details"]["reason"] == "stale_timestamp"
@@ -239,3 +241,50 @@ def test_storage_down_is_503_with_retry_after(tmp_path, chat_secret):
         assert response.headers["Retry-After"].isdigit()
     finally:
         close_pool(app)
+
+
+def _db_body() -> bytes:
+    event = {"id": f"db-{time.time_ns()}", "type": "record.updated", "occurred_at": "2026-11-21T10:00:00.000Z",
+             "tenant": "acme", "base": "crm", "table": "deals", "record_id": "r1", "actor": {"kind": "user"},
+             "before": {"id": "r1", "amount": 1}, "after": {"id": "r1", "amount": 2}, "changed": ["amount"]}
+    return json.dumps({"events": [event]}, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize("kind", ["chat", "db"])
+def test_both_receivers_share_the_conformance_cases(app, client, kind, chat_source, chat_secret, db_source,
+                                                   db_secret):
+    now = 1_795_000_000
+    app.config["INBOUND_CLOCK"] = lambda: now
+    source, secret = (chat_source, chat_secret) if kind == "chat" else (db_source, db_secret)
+    name = "X-Msg-Signature" if kind == "chat" else "X-Db-Signature"
+    make = chat_body if kind == "chat" else _db_body
+    body = make()
+    assert post(client, source, body, header(secret, body, now), name=name).status_code == 202
+    cases = [
+        (body[:-2] + b" }", header(secret, body, now)),                 # one byte changed
+        (make(), header(secret + "x", body, now)),                       # wrong secret
+        (body, header(secret, body, now - 301)),                         # too old
+        (body, header(secret, body, now + 301)),                         # too far ahead
+        (body, f"t={now},v0={signatures.compute(secret, str(now), body)}"),  # v0 only
+        (body, ""), (body, None), (body, f"t=x{now},v1={'0' * 64}"),     # empty, missing, malformed
+    ]
+    for payload, sig in cases:
+        assert post(client, source, payload, sig, name=name).status_code == 401, sig
+    for offset in (299, -299, 300, -300):
+        fresh = make()
+        assert post(client, source, fresh, header(secret, fresh, now + offset), name=name).status_code == 202
+
+
+def test_verify_edges_and_bounds():
+    body = b'{"events":[]}'
+    secret = "whsec_abc12345"
+    for offset, ok in ((300, True), (-300, True), (301, False), (-301, False), (0, True)):
+        assert bool(signatures.verify(header(secret, body, 1000 + offset), body, [secret], now=1000)) is ok
+    assert signatures.verify(header(secret, body, 1000), body, [], now=1000).reason == "no_secret"
+    assert signatures.verify(header(secret, body, 1000), body, ["other_secret", secret], now=1000)
+    # Uppercase hex from a sender is the same digest.
+    t, digest = "1000", signatures.compute(secret, "1000", body)
+    assert signatures.verify(f"t={t},v1={digest.upper()}", body, [secret], now=1000)
+    # At most MAX_SIGNATURES entries are considered: the work of a hostile header is bounded.
+    many = ",".join(["v1=" + "0" * 64] * 1000)
+    assert signatures.verify(f"t=1000,{many}", body, [secret], now=1000).reason in ("mismatch", "malformed_header")
