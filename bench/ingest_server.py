@@ -26,8 +26,11 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
 import psycopg
 
@@ -73,20 +76,24 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Client(threading.Thread):
-    """Posts batches on one keep-alive connection; closed loop, or paced when `interval` is set."""
+    """Sends requests on one keep-alive connection; closed loop, or paced when `interval` is set.
 
-    def __init__(self, port: int, secret: str, bodies: list[bytes], until: float, interval: float | None = None,
-                 offset: float = 0.0):
+    `requests` are (body, headers) pairs sent in turn; each answer of status `ok` counts
+    `events_each` events, or the `accepted` of its JSON body when `events_each` is None.
+    """
+
+    def __init__(self, port: int, path: str, requests: list[tuple[bytes, dict]], until: float,
+                 interval: float | None = None, offset: float = 0.0, ok: int = 202, events_each: int | None = None):
         super().__init__(daemon=True)
-        self.port, self.bodies, self.until, self.interval, self.offset = port, bodies, until, interval, offset
-        self.headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        self.port, self.path, self.requests, self.until = port, path, requests, until
+        self.interval, self.offset, self.ok, self.events_each = interval, offset, ok, events_each
         self.latencies: list[float] = []
         self.events = 0
         self.errors = 0
 
     def run(self):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        index = random.randrange(len(self.bodies))
+        index = random.randrange(len(self.requests))
         next_send = time.perf_counter() + self.offset
         while True:
             if self.interval is not None:
@@ -99,10 +106,10 @@ class Client(threading.Thread):
                 scheduled = time.perf_counter()
             if scheduled >= self.until:
                 break
-            body = self.bodies[index % len(self.bodies)]
+            body, headers = self.requests[index % len(self.requests)]
             index += 1
             try:
-                conn.request("POST", "/collect/server", body=body, headers=self.headers)
+                conn.request("POST", self.path, body=body, headers=headers)
                 response = conn.getresponse()
                 data = response.read()
             except (OSError, http.client.HTTPException):
@@ -111,20 +118,21 @@ class Client(threading.Thread):
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
                 continue
             done = time.perf_counter()
-            if response.status == 202:
-                self.events += json.loads(data)["accepted"]
+            if response.status == self.ok:
+                self.events += self.events_each if self.events_each is not None else json.loads(data)["accepted"]
                 self.latencies.append(done - scheduled)
             else:
                 self.errors += 1
         conn.close()
 
 
-def run_clients(port, secret, bodies, seconds, clients, rate=None):
-    """Returns (events/s, latencies in s, errors). `rate`: batches per second in total (paced)."""
+def run_clients(port, path, requests, seconds, clients, rate=None, ok=202, events_each=None):
+    """Returns (events/s, latencies in s, errors). `rate`: requests per second in total (paced)."""
     start = time.perf_counter() + 0.2
     until = start + seconds
     interval = None if rate is None else clients / rate
-    threads = [Client(port, secret, bodies, until, interval, offset=0.2 + (interval or 0) * i / clients)
+    threads = [Client(port, path, requests, until, interval, offset=0.2 + (interval or 0) * i / clients,
+                      ok=ok, events_each=events_each)
                for i in range(clients)]
     for t in threads:
         t.start()
@@ -167,36 +175,18 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
 
-    root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
-    pgdata = root / "pgdata"
-    server = None
     t0 = time.perf_counter()
-    try:
-        state = embedded.start(pgdata)
-        connection.ensure_database(state.url("postgres"), "analytics")
-        url = state.url("analytics")
-        migrate.migrate(url)
-        with psycopg.connect(url) as conn:
-            site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
-            secret = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)["secret"]
-
-        rng = random.Random(7)
-        batches = [[make_event(rng) for _ in range(BATCH)] for _ in range(64)]
-        bodies = [json.dumps({"events": batch}).encode() for batch in batches]
-
-        port = int(os.environ.get("BENCH_PORT") or 0) or _free_port()
-        env = {**os.environ, "ANALYTICS_DATABASE_URL": url, "ANALYTICS_HOME": str(root / "home"),
-               "ANALYTICS_SECRET": "bench-secret"}
-        log = (root / "gunicorn.log").open("w")
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", str(args.workers),
-             "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-        _wait_healthy(port)
-        run_clients(port, secret, bodies, 2.0, args.clients)  # warm-up: caches, pools, salts
+    rng = random.Random(7)
+    batches = [[make_event(rng) for _ in range(BATCH)] for _ in range(64)]
+    bodies = [json.dumps({"events": batch}).encode() for batch in batches]
+    with collector_under_gunicorn(args.workers) as bench:
+        port, url, site_id, pgdata, server = bench.port, bench.url, bench.site_id, bench.pgdata, bench.server
+        headers = {"Authorization": f"Bearer {bench.secret}", "Content-Type": "application/json"}
+        requests = [(body, headers) for body in bodies]
+        run_clients(port, "/collect/server", requests, 2.0, args.clients)  # warm-up: caches, pools, salts
 
         before = cpu_seconds(server.pid, pgdata)
-        rate, latencies, errors = run_clients(port, secret, bodies, args.seconds, args.clients)
+        rate, latencies, errors = run_clients(port, "/collect/server", requests, args.seconds, args.clients)
         after = cpu_seconds(server.pid, pgdata)
         p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
         load = os.getloadavg()[0]
@@ -215,7 +205,7 @@ def main() -> int:
         floor = copy_floor(url, rows)
 
         half_rate, half_latencies, half_errors = run_clients(
-            port, secret, bodies, args.seconds, args.clients, rate=rate / 2 / BATCH)
+            port, "/collect/server", requests, args.seconds, args.clients, rate=rate / 2 / BATCH)
         h50, h99 = percentile(half_latencies, 0.5), percentile(half_latencies, 0.99)
 
         with psycopg.connect(url) as conn:
@@ -243,6 +233,46 @@ def main() -> int:
               f"(load average {load:.1f} on {os.cpu_count()} CPUs: other processes share them)")
         print(f"events stored by the collector: {stored:,}; total run time {time.perf_counter() - t0:.0f} s")
         return 0
+
+
+@dataclass
+class Collector:
+    port: int
+    url: str
+    site_id: str
+    secret: str
+    pgdata: Path
+    server: subprocess.Popen
+
+
+@contextmanager
+def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Iterator[Collector]:
+    """An embedded PostgreSQL in a temporary directory (default durability settings), migrated,
+    with one site (and a server key without a practical rate limit), and the collector under
+    gunicorn on a free port. Everything is stopped and removed on exit."""
+    root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
+    pgdata = root / "pgdata"
+    server = None
+    try:
+        state = embedded.start(pgdata)
+        connection.ensure_database(state.url("postgres"), "analytics")
+        url = state.url("analytics")
+        migrate.migrate(url)
+        with psycopg.connect(url) as conn:
+            site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
+            for domain in domains:
+                conn.execute("insert into collect.site_domains values (%s, %s)", (site_id, domain))
+            secret = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)["secret"]
+        port = _free_port()
+        env = {**os.environ, "ANALYTICS_DATABASE_URL": url, "ANALYTICS_HOME": str(root / "home"),
+               "ANALYTICS_SECRET": "bench-secret"}
+        with (root / "gunicorn.log").open("w") as log:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", str(workers),
+                 "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
+                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        _wait_healthy(port)
+        yield Collector(port, url, str(site_id), secret, pgdata, server)
     finally:
         if server is not None:
             server.terminate()

@@ -1,7 +1,8 @@
 """The browser endpoints, at paths renamable in the settings (`script_path`, `collect_path`):
 
 - `GET /a.js`: the tracking script, strong ETag (one per encoding), gzip, Cache-Control;
-- `GET /collect?site=<id>`: the site's config for the script, with CORS for allowed origins;
+- `GET /collect?site=<id>`: the site's config for the script, with CORS for allowed origins
+  (400 for a missing or malformed id, 404 for an unknown site);
 - `POST /collect`: the script's `text/plain` JSON payload (collector_app/tracker/README.md).
 
 `POST /collect` answers 204 when the events are durable (committed or spooled), and refuses with
@@ -11,6 +12,7 @@ headers go only to allowed origins. Cookies sent along with a beacon are ignored
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from flask import Blueprint, Response, jsonify, request
@@ -28,6 +30,7 @@ from pipelines.ingest.writer import WriterUnavailable
 BROWSER_BODY_LIMIT = 96 * 1024
 SCRIPT_CACHE_CONTROL = "public, max-age=3600"
 CONFIG_CACHE_CONTROL = "public, max-age=60"
+_UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}")
 
 
 def _cors(response: Response, site: SiteConfig | None) -> Response:
@@ -68,6 +71,8 @@ def make_browser_blueprint(settings) -> Blueprint:
     @bp.get(collect_path)
     def config():
         site_id = request.args.get("site", "")
+        if not _UUID.fullmatch(site_id):
+            return _cors(error_response(400, "invalid_site", "site must be a site id (a UUID)."), None)
         try:
             site = ingestion().site_config(site_id)
         except DatabaseDown:

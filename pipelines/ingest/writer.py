@@ -268,8 +268,9 @@ class BatchWriter:
             thread.join(timeout)
 
     def _connection(self) -> psycopg.Connection:
+        # Autocommit, with explicit BEGIN and COMMIT: the BEGIN travels with the first statement.
         if self._conn is None or self._conn.closed:
-            self._conn = connect(self._url(), connect_timeout=2)
+            self._conn = connect(self._url(), autocommit=True, connect_timeout=2)
         return self._conn
 
     def _drop_connection(self) -> None:
@@ -290,15 +291,19 @@ class BatchWriter:
             conn = self._connection()
             if self._down_since is not None or self._segment.is_open:
                 self._recover(conn)
-            xid = conn.execute("select pg_current_xact_id()::text").fetchone()[0]
+            # The transaction id tells, after a connection lost during COMMIT, whether it committed.
+            cursor = conn.execute("begin; select pg_current_xact_id()::text")
+            cursor.nextset()  # past BEGIN's result, to the SELECT's
+            xid = cursor.fetchone()[0]
             duplicate = write_units(conn, [(job.rows, job.idempotency, job.rejections) for job in group])
-            conn.commit()
+            conn.execute("commit")
         except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
             self._mark_down()
             self._spool(group, xid)
             return
-        except psycopg.Error:
+        except psycopg.Error as exc:
             # A row the database refuses would sink the whole group: write each job on its own.
+            _log.warning("a group write was refused (%s); writing its requests one by one", type(exc).__name__)
             self._rollback()
             self._write_one_by_one(group)
             return
@@ -310,8 +315,9 @@ class BatchWriter:
         for job in group:
             try:
                 conn = self._connection()
+                conn.execute("begin")
                 (dup,) = write_units(conn, [(job.rows, job.idempotency, job.rejections)])
-                conn.commit()
+                conn.execute("commit")
                 job.finish("duplicate" if dup else "stored")
             except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
                 self._mark_down()
@@ -324,7 +330,7 @@ class BatchWriter:
     def _rollback(self) -> None:
         try:
             if self._conn is not None:
-                self._conn.rollback()
+                self._conn.execute("rollback")
         except psycopg.Error:
             self._drop_connection()
 
@@ -373,9 +379,7 @@ class BatchWriter:
         if self._down_since is None and time.monotonic() - self._last_maintenance > self.MAINTENANCE_SECONDS:
             self._last_maintenance = time.monotonic()
             try:
-                conn = self._connection()
-                expire_idempotency_keys(conn)
-                conn.commit()
+                expire_idempotency_keys(self._connection())
             except psycopg.Error:
                 self._rollback()
             except DatabaseUnavailable:

@@ -77,9 +77,10 @@ def test_config_answers_cors_only_to_allowed_origins(client, shop, db):
     assert r.headers["Access-Control-Allow-Origin"] == ORIGIN and "Origin" in r.headers["Vary"]
     other = client.get(f"/collect?site={shop.site_id}", headers={"Origin": "https://evil.example"})
     assert other.status_code == 200 and "Access-Control-Allow-Origin" not in other.headers
-    for site in ("not-a-uuid", UNKNOWN_SITE_ID, ""):
+    for site, status in (("not-a-uuid", 400), ("", 400), (UNKNOWN_SITE_ID, 404)):
         r = client.get(f"/collect?site={site}", headers={"Origin": ORIGIN})
-        assert r.status_code == 404 and r.json["error"]["code"] == "unknown_site"
+        assert r.status_code == status
+        assert r.json["error"]["code"] == ("unknown_site" if status == 404 else "invalid_site")
         assert "Access-Control-Allow-Origin" not in r.headers
 
 

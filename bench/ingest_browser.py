@@ -1,0 +1,74 @@
+"""Benchmark of POST /collect: single-event requests, as the tracking script sends a page view.
+
+Same set-up as bench/ingest_server.py (its own embedded PostgreSQL with default durability
+settings, the collector under gunicorn with 2 workers). Concurrent clients post one page view per
+request, text/plain, from an allowed origin with a desktop user agent; each request comes through
+a trusted proxy (127.0.0.1) with its own X-Forwarded-For address, as many visitors would.
+Prints events/s and p50/p99 latency. Expected (issue 4): >= 2,000 events/s.
+Usage: .venv/bin/python bench/ingest_browser.py [--seconds 10] [--clients 32]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+import psycopg
+
+from ingest_server import collector_under_gunicorn, cpu_seconds, percentile, run_clients
+
+ORIGIN = "https://shop.example.com"
+USER_AGENT = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+              "Chrome/131.0.0.0 Safari/537.36")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    rng = random.Random(11)
+    with collector_under_gunicorn(args.workers, domains=("shop.example.com",)) as bench:
+        requests = []
+        for n in range(2000):
+            page = rng.choice(["/", "/pricing", "/blog/post", "/shop/shoes"])
+            body = json.dumps({"site": bench.site_id, "events": [{
+                "type": "pageview", "url": f"{ORIGIN}{page}?utm_source=news", "title": "Page", "language": "en-US",
+                "screen": "desktop", "page_id": f"{n:026d}", "ts": int(time.time() * 1000)}]}).encode()
+            address = f"{rng.randint(1, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
+            requests.append((body, {"Content-Type": "text/plain;charset=UTF-8", "Origin": ORIGIN,
+                                    "User-Agent": USER_AGENT, "X-Forwarded-For": address}))
+        run_clients(bench.port, "/collect", requests, 2.0, args.clients, ok=204, events_each=1)  # warm-up
+        before = cpu_seconds(bench.server.pid, bench.pgdata)
+        rate, latencies, errors = run_clients(bench.port, "/collect", requests, args.seconds, args.clients,
+                                              ok=204, events_each=1)
+        after = cpu_seconds(bench.server.pid, bench.pgdata)
+        with psycopg.connect(bench.url) as conn:
+            stored = conn.execute("select count(*) from raw.events where source = 'browser'").fetchone()[0]
+            refused = conn.execute("select coalesce(sum(count), 0) from collect.rejections").fetchone()[0]
+    p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+    cpu = {name: (after[name] - before[name]) / max(1, rate * args.seconds) * 1e6 for name in after}
+    print()
+    print(f"POST /collect, one event per request, {args.clients} clients, gunicorn {args.workers} workers, "
+          f"{os.cpu_count()} CPUs, PostgreSQL with fsync on")
+    print(f"{'measure':<30}{'value':>14}  {'target':<12}{'met':>4}")
+    print("-" * 62)
+    for name, value, target, met in [
+        ("events/s", f"{rate:,.0f}", ">= 2,000", rate >= 2000),
+        ("p50 latency", f"{p50 * 1000:.1f} ms", "", None),
+        ("p99 latency", f"{p99 * 1000:.1f} ms", "", None),
+        ("errors (non-204)", f"{errors}", "0", errors == 0),
+    ]:
+        print(f"{name:<30}{value:>14}  {target:<12}{'' if met is None else ('yes' if met else 'NO'):>4}")
+    print(f"\nCPU time per event: collector {cpu['collector']:.0f} us, PostgreSQL {cpu['postgres']:.0f} us, "
+          f"client {cpu['client']:.0f} us (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(f"events stored: {stored:,}; refused and counted: {refused:,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
