@@ -10,7 +10,6 @@ made-up ids cannot create rows without end.
 from __future__ import annotations
 
 import functools
-import hashlib
 import hmac
 import secrets
 import threading
@@ -150,7 +149,7 @@ class AddressRateLimit:
     def allow(self, ip: str | None, events: int) -> bool:
         if ip is None:
             return True
-        key = hmac.new(self._key, ip.encode(), hashlib.sha256).digest()[:16]
+        key = hmac.digest(self._key, ip.encode(), "sha256")[:16]
         now = time.monotonic()
         rate = self.per_minute / 60.0
         with self._lock:
