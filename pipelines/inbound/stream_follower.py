@@ -267,6 +267,10 @@ class TableFollower:
             while not self.stopping.is_set():
                 rows = self._read_page(since, offset)
                 read += len(rows)
+                if rows and not any(_record_id(r) and parse_time(r.get("_updated_at")) for r in rows):
+                    # Nothing here can be followed: say so in the figures rather than ingest nothing quietly.
+                    raise TransientError("the REST read answered rows without an id and an _updated_at; "
+                                         "check the source's read_path")
                 conn = self._db()
                 with conn.transaction():
                     new += apply_read_rows(conn, self.config, rows, via)

@@ -218,3 +218,14 @@ def test_follower_group_picks_up_configuration(service, stream_source, database_
     finally:
         group.stop()
         thread.join(timeout=10)
+
+
+def test_a_wrong_read_path_shows_in_the_figures(service, stream_source, database_url, key, db, running):
+    record, _ = stream_source
+    service.write("deals", "x", amount=1)
+    config = config_of(database_url, key, record, read_path="/api/v1/{tenant}/nowhere/{table}")
+    running(config, database_url)
+    wait_until(lambda: (db.execute("select last_error from raw.db_follow_state").fetchone() or [None])[0],
+               what="an error")
+    error = db.execute("select state, last_error from raw.db_follow_state").fetchone()
+    assert error[0] == "running" and "HTTP 404" in error[1]
