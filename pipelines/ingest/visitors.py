@@ -52,8 +52,8 @@ class DailySalts:
             for wanted in (day, day + timedelta(days=1)):
                 if wanted not in self._salts:
                     self._salts[wanted] = salt_of_day(conn, wanted)
-            # Days before yesterday are destroyed in the database: forget them here too.
-            for old in [d for d in self._salts if d < day - timedelta(days=1)]:
+            # Only today's salt hashes new events: forget earlier ones, destroyed in the database.
+            for old in [d for d in self._salts if d < day]:
                 del self._salts[old]
             return self._salts[day]
 

@@ -98,3 +98,11 @@ def test_hash_changes_once_the_salt_of_the_day_is_replaced(client, site, db):
     client.post("/collect/server", json={"events": [event]}, headers=site.auth)
     hashes = [row["visitor_id"] for row in events_of(db, site.site_id)]
     assert len(hashes) == 2 and hashes[1] != first
+
+
+def test_salt_cache_forgets_earlier_days(db):
+    cache = DailySalts()
+    cache.get(db, date(2030, 5, 5))
+    cache.get(db, date(2030, 5, 7))
+    assert cache.cached(date(2030, 5, 5)) is None and cache.cached(date(2030, 5, 6)) is None
+    assert cache.cached(date(2030, 5, 7)) is not None and cache.cached(date(2030, 5, 8)) is not None
