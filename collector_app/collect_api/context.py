@@ -37,8 +37,8 @@ def parse_json(data: bytes):
     """Strict JSON (no NaN or Infinity); ValueError for anything else."""
     try:
         return json.loads(data, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
+    except RecursionError:  # nesting deeper than the interpreter's stack
+        raise ValueError("too deeply nested") from None
 
 
 def json_body(limit: int):

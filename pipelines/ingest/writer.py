@@ -269,8 +269,10 @@ class BatchWriter:
 
     def _connection(self) -> psycopg.Connection:
         # Autocommit, with explicit BEGIN and COMMIT: the BEGIN travels with the first statement.
+        # A statement timeout turns a hung server into a failure, hence into the spool.
         if self._conn is None or self._conn.closed:
-            self._conn = connect(self._url(), autocommit=True, connect_timeout=2)
+            self._conn = connect(self._url(), autocommit=True, connect_timeout=2,
+                                 options="-c statement_timeout=20s")
         return self._conn
 
     def _drop_connection(self) -> None:
