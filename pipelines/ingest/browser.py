@@ -23,7 +23,6 @@ from crawlerdetect import CrawlerDetect
 from pipelines.ingest.events import canonical_ip
 
 UNKNOWN_SITE_ID = "00000000-0000-0000-0000-000000000000"
-REASONS = ("origin_not_allowed", "bot", "invalid_payload", "unknown_site", "rate_limited")
 
 
 @dataclass(frozen=True)
