@@ -2,9 +2,24 @@
     the goal's pattern, or a named event, optionally with one property equal to a value), and
     every purchase (once per transaction id). Rebuilt on every run, so a goal edit reaches the past. -#}
 
-with events as (
+with pageviews as (
 
     select * from {{ ref('int_events_sessionized') }}
+    where event_type = 'pageview'
+
+),
+
+named_events as (
+
+    select * from {{ ref('int_events_sessionized') }}
+    where event_type = 'event'
+
+),
+
+purchase_events as (
+
+    select * from {{ ref('int_events_sessionized') }}
+    where event_name = 'purchase'
 
 ),
 
@@ -27,12 +42,11 @@ pageview_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from events
+    from pageviews as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'pageview'
        and events.path like goals.path_like
-    where events.event_type = 'pageview'
 
 ),
 
@@ -43,13 +57,12 @@ event_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from events
+    from named_events as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'event'
        and goals.event_name = events.event_name
-    where events.event_type = 'event'
-      and (goals.property_name is null or events.props ->> goals.property_name = goals.property_value)
+    where (goals.property_name is null or events.props ->> goals.property_name = goals.property_value)
 
 ),
 
@@ -93,9 +106,8 @@ purchases as (
         events.transaction_id,
         events.revenue as conversion_value,
         coalesce(events.currency, sites.default_currency) as currency
-    from events
+    from purchase_events as events
     join sites using (site_id)
-    where events.event_name = 'purchase'
     order by events.site_id, coalesce(events.transaction_id, events.event_id::text), events.occurred_at, events.event_id
 
 ),

@@ -8,7 +8,10 @@
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
             {'columns': ['site_id', 'occurred_at']},
             {'columns': ['visit_id']},
-            {'columns': ['received_at'], 'type': 'brin'},
+            {'columns': ['event_name']},
+            {'columns': ['visit_end']},
+            {'columns': ['event_id'], 'unique': True},
+            {'columns': ['received_at']},
         ],
     )
 }}
@@ -27,11 +30,12 @@ with window_bounds as (
 
 events as (
 
+    -- Scalar subqueries, not a join: the bounds become parameters that prune partitions and
+    -- filter the scan, instead of a filter applied after reading every event.
     select stg.*
     from {{ ref('stg_raw__events') }} as stg
-    cross join window_bounds
-    where stg.occurred_at >= window_bounds.window_start - {{ session_context() }}
-      and stg.occurred_at < window_bounds.window_end + {{ session_context() }}
+    where stg.occurred_at >= (select window_start from window_bounds) - {{ session_context() }}
+      and stg.occurred_at < (select window_end from window_bounds) + {{ session_context() }}
 
 ),
 
@@ -83,9 +87,8 @@ kept as (
     -- Visits touching the window (one that ended just before it may be extended by a late event).
     select visit_bounds.*
     from visit_bounds
-    cross join window_bounds
-    where visit_bounds.visit_end >= window_bounds.window_start - {{ session_timeout() }}
-      and visit_bounds.visit_start < window_bounds.window_end
+    where visit_bounds.visit_end >= (select window_start from window_bounds) - {{ session_timeout() }}
+      and visit_bounds.visit_start < (select window_end from window_bounds)
 
 ),
 

@@ -6,8 +6,9 @@
         on_schema_change='append_new_columns',
         indexes=[
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
-            {'columns': ['visit_id'], 'unique': False},
+            {'columns': ['visit_id'], 'unique': True},
             {'columns': ['site_id', 'visit_source', 'visit_medium', 'visit_campaign']},
+            {'columns': ['last_received_at']},
         ],
     )
 }}
@@ -26,9 +27,8 @@ events as (
 
     select events.*
     from {{ ref('int_events_sessionized') }} as events
-    cross join window_bounds
-    where events.visit_end >= window_bounds.window_start - {{ session_timeout() }}
-      and events.visit_start < window_bounds.window_end
+    where events.visit_end >= (select window_start from window_bounds) - {{ session_timeout() }}
+      and events.visit_start < (select window_end from window_bounds)
 
 ),
 

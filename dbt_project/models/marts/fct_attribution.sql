@@ -1,3 +1,5 @@
+{{ config(materialized='view') }}
+
 {#- Credit of each touch (visit) for each conversion under six attribution models. For each
     conversion and model the credits sum to 1 and the conversion value is split in proportion. -#}
 

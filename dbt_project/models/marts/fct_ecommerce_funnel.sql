@@ -1,3 +1,5 @@
+{{ config(materialized='view') }}
+
 {#- Visits reaching each step of the e-commerce funnel, per site and day of visit start. -#}
 
 with events as (

@@ -1,4 +1,4 @@
-{{ config(indexes=[{'columns': ['site_id', 'order_id']}]) }}
+{{ config(materialized='view') }}
 
 with orders as (
 

@@ -1,4 +1,4 @@
-{{ config(indexes=[{'columns': ['site_id', 'ordered_at']}, {'columns': ['visit_id']}]) }}
+{{ config(materialized='view') }}
 
 {#- One row per purchase (the first event of each transaction id). -#}
 

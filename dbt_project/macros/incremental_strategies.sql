@@ -20,3 +20,15 @@
     insert into {{ target }} ({{ columns }})
     select {{ columns }} from {{ source }};
 {% endmacro %}
+
+{#- Incremental strategy `replace_all` for small tables rebuilt in full on every run (channels,
+    conversions, attribution touches). The rows are replaced inside the existing table instead of
+    swapping in a new one, so the views reading it stay in place (a swapped table would take its
+    dependent views with it) and readers never see the table missing. -#}
+{% macro get_incremental_replace_all_sql(arg_dict) %}
+    {%- set columns = get_quoted_csv(arg_dict["dest_columns"] | map(attribute="name")) -%}
+    delete from {{ arg_dict["target_relation"] }};
+
+    insert into {{ arg_dict["target_relation"] }} ({{ columns }})
+    select {{ columns }} from {{ arg_dict["temp_relation"] }};
+{% endmacro %}
