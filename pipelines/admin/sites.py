@@ -129,6 +129,7 @@ select s.site_id as id, s.name,
 
 
 def get_site(conn: psycopg.Connection, site_id: object) -> dict[str, Any]:
+    """One site with its domains and channel rules version, or NotFound."""
     site = parse_id(site_id, "site")
     with conn.cursor(row_factory=dict_row) as cur:
         record = cur.execute(_SELECT + " where s.site_id = %s", (site,)).fetchone()
@@ -138,6 +139,7 @@ def get_site(conn: psycopg.Connection, site_id: object) -> dict[str, Any]:
 
 
 def list_sites(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Every site, oldest first."""
     with conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(_SELECT + " order by s.created_at, s.site_id").fetchall()
 
