@@ -93,6 +93,10 @@ def test_csv_and_parquet_folder_and_duckdb_file(admin, tmp_path):
     result = ok(admin.post("/sql", {"sql": "SELECT (SELECT sum(budget) FROM exports.campaigns), "
                                            "(SELECT vat FROM exports.vat), (SELECT price FROM plans.plans)"}))
     assert result["rows"] == [[3500, 0.2, 49]]
+    # The folder is read at query time: a file's new rows are there at once.
+    with (folder / "campaigns.csv").open("a") as handle:
+        handle.write("autumn,500\n")
+    assert ok(admin.post("/sql", {"sql": "SELECT sum(budget) FROM exports.campaigns"}))["rows"] == [[4000]]
 
 
 def test_source_administration_is_for_administrators_and_audited(admin, analyst, sqlite_file):

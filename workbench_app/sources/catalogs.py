@@ -1,7 +1,6 @@
 """From a stored source to the engine's CatalogSource (connection string with its password)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import psycopg.conninfo
@@ -9,13 +8,9 @@ import psycopg.conninfo
 from pipelines.database import bootstrap
 from pipelines.settings import Settings
 from workbench_app.engine import CatalogSource
-from workbench_app.sources import credentials, file_folders
+from workbench_app.sources import credentials
 
 WAREHOUSE_SCHEMA = "analytics"
-
-
-def file_cache_dir(settings: Settings) -> Path:
-    return settings.home / "workbench" / "file-sources"
 
 
 def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
@@ -49,6 +44,6 @@ def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
     if kind in ("sqlite", "duckdb"):
         return CatalogSource(name, kind, options["path"], default_schema=options.get("default_schema"))
     if kind == "files":
-        path = file_folders.materialize(Path(options["path"]), file_cache_dir(settings), name)
-        return CatalogSource(name, "duckdb", str(path), default_schema="main")
+        # Each CSV, Parquet or JSON file of the folder is a view of the catalog, read at query time.
+        return CatalogSource(name, "files", options["path"], default_schema="main")
     raise ValueError(f"unknown source kind {kind!r}")
