@@ -7,6 +7,7 @@ import pytest
 from collector_app.app import create_app
 from collector_app.database import close_pool
 from pipelines.admin import admin_tokens
+from pipelines.ingest.writer import stop_writer
 
 
 @pytest.fixture
@@ -14,6 +15,7 @@ def app(settings):
     app = create_app(settings)
     app.config["TESTING"] = True
     yield app
+    stop_writer(settings)  # started only if a test sent events through the collection endpoints
     close_pool(app)
 
 
