@@ -2,8 +2,9 @@
 from dagster import Definitions
 
 from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
-from orchestration.defs.dbt.schedules import (channel_rebuild_job, channel_rules_sensor, incremental_build_job,
-                                              incremental_build_schedule)
+from orchestration.defs.dbt.schedules import (channel_rebuild_job, channel_rules_sensor, full_build_job,
+                                              full_build_schedule, incremental_build_job, incremental_build_schedule,
+                                              views_missing_sensor)
 from orchestration.defs.inbound.assets import inbound_inbox_processing
 from orchestration.defs.inbound.jobs import inbound_job
 from orchestration.defs.maintenance.assets import maintenance_assets
@@ -14,8 +15,9 @@ from orchestration.defs.resources import build_resources
 
 defs = Definitions(
     assets=[analytics_dbt_incremental_models, analytics_dbt_models, *maintenance_assets, inbound_inbox_processing],
-    jobs=[incremental_build_job, channel_rebuild_job, maintenance_job, event_views_job, privacy_requests_job, inbound_job],
-    schedules=[incremental_build_schedule, maintenance_schedule],
-    sensors=[channel_rules_sensor, declared_events_sensor, privacy_requests_sensor],
+    jobs=[incremental_build_job, full_build_job, channel_rebuild_job, maintenance_job, event_views_job,
+          privacy_requests_job, inbound_job],
+    schedules=[incremental_build_schedule, full_build_schedule, maintenance_schedule],
+    sensors=[views_missing_sensor, channel_rules_sensor, declared_events_sensor, privacy_requests_sensor],
     resources=build_resources(),
 )

@@ -14,12 +14,24 @@ def test_definitions_load_with_jobs_schedules_and_sensors():
     from orchestration.definitions import defs
 
     repository = defs.get_repository_def()
-    assert {"incremental_build_job", "channel_rebuild_job", "maintenance_job", "event_views_job",
+    assert {"incremental_build_job", "full_build_job", "channel_rebuild_job", "maintenance_job", "event_views_job",
             "privacy_requests_job"} <= {job.name for job in repository.get_all_jobs()}
     schedules = {s.name: s.cron_schedule for s in repository.schedule_defs}
-    assert schedules == {"incremental_build_schedule": "*/15 * * * *", "maintenance_job_schedule": "0 * * * *"}
-    assert {s.name for s in repository.sensor_defs} == {"channel_rules_sensor", "declared_events_sensor",
-                                                        "privacy_requests_sensor"}
+    # Other integrations may add their own schedules and sensors: these are the pipeline's.
+    assert schedules.items() >= {"incremental_build_schedule": "*/15 * * * *", "full_build_schedule": "30 2 * * *",
+                                 "maintenance_job_schedule": "0 * * * *"}.items()
+    assert {s.name for s in repository.sensor_defs} >= {"views_missing_sensor", "channel_rules_sensor",
+                                                        "declared_events_sensor", "privacy_requests_sensor"}
+
+
+def test_views_missing_sensor_asks_for_a_full_build_on_a_fresh_database(settings):
+    from dagster import RunRequest, build_sensor_context
+
+    from orchestration.defs.dbt.schedules import views_missing_sensor
+
+    context = build_sensor_context(resources={"warehouse": build_resources(settings)["warehouse"]})
+    request = views_missing_sensor(context)
+    assert isinstance(request, RunRequest) and request.partition_key.endswith("-01")
 
 
 def test_maintenance_job_runs_in_process(db, site, settings):

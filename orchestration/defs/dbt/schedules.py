@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from datetime import datetime, timezone
 
 from dagster import (AssetKey, AssetSelection, DefaultScheduleStatus, DefaultSensorStatus, RunRequest,
                      ScheduleEvaluationContext, SensorEvaluationContext, SkipReason, define_asset_job,
@@ -26,6 +27,13 @@ incremental_build_job = define_asset_job(
     description="Sessionize the events received since the last run, then refresh the tables downstream.",
 )
 
+# Everything, views included: nightly (a deployment may have changed a model) and at first start.
+full_build_job = define_asset_job(
+    "full_build_job",
+    selection=AssetSelection.assets(analytics_dbt_incremental_models, analytics_dbt_models),
+    description="Sessionize the events received since the last run and rebuild every model and view.",
+)
+
 channel_rebuild_job = define_asset_job(
     "channel_rebuild_job",
     selection=AssetSelection.assets(CHANNELS_ASSET).downstream(),
@@ -41,6 +49,25 @@ def month_partition_key(moment) -> str:
           default_status=DefaultScheduleStatus.RUNNING)
 def incremental_build_schedule(context: ScheduleEvaluationContext):
     return RunRequest(partition_key=month_partition_key(context.scheduled_execution_time),
+                      tags={NEW_EVENTS_TAG: NEW_EVENTS})
+
+
+@schedule(job=full_build_job, cron_schedule="30 2 * * *", execution_timezone="UTC",
+          default_status=DefaultScheduleStatus.RUNNING)
+def full_build_schedule(context: ScheduleEvaluationContext):
+    return RunRequest(partition_key=month_partition_key(context.scheduled_execution_time),
+                      tags={NEW_EVENTS_TAG: NEW_EVENTS})
+
+
+@sensor(job=full_build_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
+def views_missing_sensor(context: SensorEvaluationContext, warehouse: Warehouse):
+    """A fresh installation has no views yet (the 15-minute build leaves views alone): build them."""
+    with warehouse.connect() as conn:
+        missing = conn.execute("select to_regclass('analytics.visits') is null").fetchone()[0]
+    if not missing:
+        return SkipReason("the analytics views exist")
+    moment = datetime.now(timezone.utc)
+    return RunRequest(run_key=f"views-missing-{moment:%Y%m%d%H%M}", partition_key=month_partition_key(moment),
                       tags={NEW_EVENTS_TAG: NEW_EVENTS})
 
 
