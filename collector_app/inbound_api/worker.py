@@ -13,7 +13,7 @@ import threading
 import psycopg
 from flask import Flask
 
-from pipelines.database.connection import DatabaseUnavailable, connect, server_url
+from pipelines.database.connection import connect, server_url
 from pipelines.inbound.processing import process_pending
 
 _log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class InboxWorker(threading.Thread):
                     conn = connect(self.url)
                 process_pending(conn)
                 backoff = 0.5
-            except (DatabaseUnavailable, psycopg.Error) as exc:
+            except Exception as exc:  # noqa: BLE001 - the thread must outlive any failure
                 _log.warning("inbound processing paused: %s", type(exc).__name__)
                 if conn is not None:
                     conn.close()
