@@ -98,7 +98,8 @@ def make_browser_blueprint(settings) -> Blueprint:
             _count(service, now, refusal.site_id, refusal.reason, refusal.events)
             if refusal.reason == "bot":
                 return _cors(Response(status=204), site)
-            return _cors(error_response(refusal.status, refusal.reason, refusal.message), site)
+            headers = {"Retry-After": "60"} if refusal.status == 429 else None
+            return _cors(error_response(refusal.status, refusal.reason, refusal.message, headers=headers), site)
         return _cors(Response(status=204), site)
 
     def _payload(service) -> tuple[SiteConfig, dict]:

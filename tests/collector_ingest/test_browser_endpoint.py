@@ -165,7 +165,7 @@ def test_rate_limit_per_address(app, client, shop, db):
     ingestion(app).address_limit = AddressRateLimit(per_minute=5)
     assert beacon(client, {"site": shop.site_id, "events": [pageview()] * 4}).status_code == 204
     r = beacon(client, {"site": shop.site_id, "events": [pageview()] * 2})
-    assert r.status_code == 429 and r.json["error"]["code"] == "rate_limited"
+    assert r.status_code == 429 and r.json["error"]["code"] == "rate_limited" and r.headers["Retry-After"] == "60"
     assert beacon(client, {"site": shop.site_id, "events": [pageview()] * 2}, ip="81.2.69.161").status_code == 204
     assert rejections(db) == {(shop.site_id, "rate_limited"): 2}
     assert len(events_of(db, shop.site_id)) == 6
