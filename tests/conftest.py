@@ -43,6 +43,18 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.fixture
+def product_home() -> Path:
+    """An ANALYTICS_HOME for a test that starts its own embedded PostgreSQL.
+
+    Outside pytest's temp folders: pytest resets their root to mode 0700 when another session
+    starts, which locks out the unprivileged user PostgreSQL runs as when tests run as root.
+    """
+    root = Path(tempfile.mkdtemp(prefix="analytics-test-home-"))
+    yield root / "home"
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server_url() -> str:
     """URL of the `postgres` database of the session's PostgreSQL server."""

@@ -19,9 +19,8 @@ def run(home, *args, check=True):
 
 
 @pytest.fixture
-def home(tmp_path):
-    home = tmp_path / "home"
-    yield home
+def home(product_home):
+    yield product_home
     run(home, "db", "stop", check=False)
 
 

@@ -41,8 +41,8 @@ def descendants_alive(home):
     return alive
 
 
-def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path):
-    home = tmp_path / "home"
+def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
+    home = product_home
     ports = {"ANALYTICS_COLLECTOR_PORT": free_port(), "ANALYTICS_WORKBENCH_PORT": free_port(),
              "ANALYTICS_DAGSTER_PORT": free_port()}
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
