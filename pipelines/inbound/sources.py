@@ -7,6 +7,7 @@ They are accepted once and never returned: records show a hint (prefix and last 
 """
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -21,9 +22,10 @@ from pipelines import audit
 from pipelines.admin._records import parse_id, require_site
 from pipelines.admin.errors import InvalidInput, NotFound
 from pipelines.key_derivation import derive_key
-from pipelines.sealing import seal, unseal
+from pipelines.sealing import UnsealError, seal, unseal
 from pipelines.settings import Settings
 
+_log = logging.getLogger(__name__)
 KINDS = ("chat_webhook", "db_webhook", "db_stream")
 SEALING_PURPOSE = "inbound-source-secrets"
 CHAT_SECRET_PREFIX = "whsec_"
@@ -417,7 +419,13 @@ def follower_configs(conn: psycopg.Connection, key: bytes, source_id: object | N
         params = (parse_id(source_id, "inbound source"),)
     configs = []
     for sid, site_id, settings, secret_id, sealed in conn.execute(query + " order by s.created_at", params):
-        token = unseal(key, sealed, _associated_data(sid, secret_id, "token"))
+        try:
+            token = unseal(key, sealed, _associated_data(sid, secret_id, "token"))
+        except UnsealError:
+            # The server secret changed since the token was stored: this source waits for a new
+            # token (PATCH), the others go on.
+            _log.error("inbound source %s: its token cannot be opened with the current server secret", sid)
+            continue
         for table in settings["tables"]:
             configs.append(FollowerConfig(
                 source_id=sid, site_id=site_id, base_url=settings["base_url"], tenant=settings["tenant"],

@@ -430,6 +430,12 @@ class TableFollower:
                 except (DatabaseUnavailable, psycopg.OperationalError) as exc:
                     _log.warning("follower %s: database unavailable (%s)", self.config.name, type(exc).__name__)
                     self._drop_db()
+                except Exception as exc:  # noqa: BLE001 - shown in the figures and retried, never a dead thread
+                    if self.stopping.is_set():
+                        return
+                    _log.exception("follower %s failed", self.config.name)
+                    self._drop_db()
+                    self._note_error(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
                 self.stopping.wait(self.backoff(attempt))
                 attempt += 1
         finally:
@@ -469,7 +475,7 @@ class FollowerGroup:
                 self.reconcile()
                 if on_tick is not None:
                     on_tick()
-            except (DatabaseUnavailable, psycopg.Error) as exc:
+            except Exception as exc:  # noqa: BLE001 - one bad configuration must not stop every follower
                 _log.warning("followers: configuration not reloaded (%s)", type(exc).__name__)
             self.stopping.wait(self.reload_seconds)
         for follower, thread in self.running.values():

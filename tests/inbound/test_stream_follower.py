@@ -229,3 +229,12 @@ def test_a_wrong_read_path_shows_in_the_figures(service, stream_source, database
                what="an error")
     error = db.execute("select state, last_error from raw.db_follow_state").fetchone()
     assert error[0] == "running" and "HTTP 404" in error[1]
+
+
+def test_a_token_sealed_under_another_server_secret_is_skipped(stream_source, database_url, key, settings):
+    record, _ = stream_source
+    from pipelines.key_derivation import derive_key
+    other_key = derive_key(b"another server secret", sources.SEALING_PURPOSE)
+    with psycopg.connect(database_url) as conn:
+        assert sources.follower_configs(conn, other_key) == []
+        assert len(sources.follower_configs(conn, key)) == 1
