@@ -277,3 +277,31 @@ def test_nul_characters_are_dropped_not_fatal(client, chat_source, chat_secret, 
     report = process()
     assert report.failed == 0 and report.inserted == 1
     assert db.execute("select channel, conversation->'tags'->0->>'label' from raw.chat_events").fetchone() == ("webchat", "ab")
+
+
+def test_storage_failing_at_the_write_is_503_and_the_sender_retries(live_url, chat_source, chat_secret, db, process,
+                                                                      monkeypatch):
+    """The database fails while the delivery is written: 503 with Retry-After over real HTTP, the
+    fake sender retries on its schedule, and every event lands once, in order per conversation."""
+    from pipelines.inbound import inbox
+    real_store = inbox.store_delivery
+    failures = {"left": 2}
+
+    def failing_store(*args, **kwargs):
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return real_store(*args, **kwargs)
+
+    monkeypatch.setattr(inbox, "store_delivery", failing_store)
+    sender = FakeChatWebhookSender(f"{live_url}/ingest/chat/{chat_source['id']}", chat_secret, max_batch=3)
+    conv = conversation()
+    for i in range(6):
+        sender.emit("message.created", conv, message(), occurred_at=at(i))
+    sender.run_until_idle()
+    assert [c.status for c in sender.calls][:2] == [503, 503]
+    assert sender.states() == {"delivered": 6}
+    assert sender.now >= 30  # the Retry-After (30 s) outweighed the 10 s step of the schedule
+    process()
+    stored = [r[0] for r in db.execute("select event_id from raw.chat_events order by occurred_at")]
+    assert stored == [d.event["id"] for d in sender.deliveries]
