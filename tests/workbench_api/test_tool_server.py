@@ -5,6 +5,7 @@ import json
 import threading
 
 import anyio
+from concurrent.futures import ThreadPoolExecutor
 import httpx2
 import pytest
 from mcp import ClientSession
@@ -43,8 +44,15 @@ async def _session_calls(url: str, token: str, calls: list[tuple[str, dict]]):
                 return tools, results
 
 
+def run_async(function, *args):
+    """Run an async client in a thread of its own: another suite's session fixture (Playwright's
+    sync API) may keep an event loop running in the main thread."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, function, *args).result()
+
+
 def call_tools(url: str, token: str, calls: list[tuple[str, dict]]):
-    return anyio.run(_session_calls, url, token, calls)
+    return run_async(_session_calls, url, token, calls)
 
 
 def payload(result) -> dict:
@@ -161,7 +169,7 @@ def test_a_revoked_token_loses_access_at_once(server_url, admin, analyst):
     def revoke():
         assert ok(user.delete(f"/tokens/{token_id}"))["state"] == "revoked"
 
-    before, error, after = anyio.run(_revocation_scenario, server_url, token, revoke)
+    before, error, after = run_async(_revocation_scenario, server_url, token, revoke)
     assert before["rows"] == [[1]]
     assert error is not None or (after is not None and after.is_error)
     # The API refuses it too, from the very next request.
