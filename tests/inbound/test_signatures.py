@@ -288,3 +288,20 @@ def test_verify_edges_and_bounds():
     # At most MAX_SIGNATURES entries are considered: the work of a hostile header is bounded.
     many = ",".join(["v1=" + "0" * 64] * 1000)
     assert signatures.verify(f"t=1000,{many}", body, [secret], now=1000).reason in ("mismatch", "malformed_header")
+
+
+def test_secrets_sealed_under_another_server_secret_answer_503(settings, chat_source, chat_secret):
+    """The server secret changed: the sender is asked to retry (503) while an operator restores it."""
+    from dataclasses import replace
+    from collector_app.app import create_app
+    from collector_app.database import close_pool
+    other = create_app(replace(settings, server_secret_value="a-different-server-secret"))
+    try:
+        body = chat_body()
+        response = other.test_client().post(f"/ingest/chat/{chat_source['id']}", data=body,
+                                            headers={"X-Msg-Signature": header(chat_secret, body)})
+        assert response.status_code == 503
+        assert response.get_json()["error"]["code"] == "secret_unreadable"
+        assert response.headers["Retry-After"].isdigit()
+    finally:
+        close_pool(other)
