@@ -78,7 +78,7 @@ def export_person(conn: psycopg.Connection, subject: Subject, path) -> int:
     count = 0
     with open(partial, "w", encoding="utf-8") as handle, conn.cursor() as cur:
         cur.execute(
-            """select to_jsonb(e) - 'visitor_id' || jsonb_build_object('visitor_id', e.visitor_id)
+            """select to_jsonb(e)
                  from raw.events e
                 where e.site_id = %s and (e.user_id = any(%s) or e.visitor_id = any(%s))
                 order by e.occurred_at, e.event_id""",
