@@ -14,6 +14,10 @@ from orchestration.defs.dbt.partitions import NEW_EVENTS, NEW_EVENTS_TAG
 from orchestration.defs.resources import Warehouse
 from pipelines.maintenance.changes import channel_rules_versions
 
+# Every run that writes dbt tables carries this tag, so that the run coordinator can keep them one
+# at a time (`tag_concurrency_limits` in dagster.yaml): two builds must not refresh the same table.
+DBT_RUN_TAGS = {"analytics/dbt": "build"}
+
 # The model that applies the channel rules; everything downstream of it shows channels.
 CHANNELS_ASSET = AssetKey(["intermediate", "int_traffic_source_channels"])
 
@@ -25,6 +29,7 @@ incremental_build_job = define_asset_job(
     | build_dbt_asset_selection([analytics_dbt_models],
                                 dbt_select="config.materialized:incremental"),
     description="Sessionize the events received since the last run, then refresh the tables downstream.",
+    tags=DBT_RUN_TAGS,
 )
 
 # Everything, views included: nightly (a deployment may have changed a model) and at first start.
@@ -32,12 +37,14 @@ full_build_job = define_asset_job(
     "full_build_job",
     selection=AssetSelection.assets(analytics_dbt_incremental_models, analytics_dbt_models),
     description="Sessionize the events received since the last run and rebuild every model and view.",
+    tags=DBT_RUN_TAGS,
 )
 
 channel_rebuild_job = define_asset_job(
     "channel_rebuild_job",
     selection=AssetSelection.assets(CHANNELS_ASSET).downstream(),
     description="Re-apply the channel rules to every visit, past ones included.",
+    tags=DBT_RUN_TAGS,
 )
 
 
@@ -67,7 +74,8 @@ def views_missing_sensor(context: SensorEvaluationContext, warehouse: Warehouse)
     if not missing:
         return SkipReason("the analytics views exist")
     moment = datetime.now(timezone.utc)
-    return RunRequest(run_key=f"views-missing-{moment:%Y%m%d%H%M}", partition_key=month_partition_key(moment),
+    # At most one request an hour: a build takes minutes, and a failed one is retried later.
+    return RunRequest(run_key=f"views-missing-{moment:%Y%m%d%H}", partition_key=month_partition_key(moment),
                       tags={NEW_EVENTS_TAG: NEW_EVENTS})
 
 
