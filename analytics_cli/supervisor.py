@@ -87,6 +87,7 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     gunicorn_config = f"python:analytics_cli.gunicorn_config"
     children = [
         Child("collector", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.collector_workers),
+                            "--threads", str(settings.collector_threads),
                             "-b", f"{host}:{settings.collector_port}", "collector_app.wsgi:app"],
               f"http://{host}:{settings.collector_port}", f"http://{host}:{settings.collector_port}/healthz"),
         Child("workbench", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.workbench_workers),
@@ -135,18 +136,25 @@ def wait_until_ready(children: list[Child], deadline: float) -> list[str]:
 
 
 def stop_children(children: list[Child]) -> None:
-    for child in children:
+    """Stop the children in reverse start order, so the Dagster daemon stops launching runs first."""
+    for child in reversed(children):
         if child.alive():
             os.killpg(child.process.pid, signal.SIGTERM)
+            if child.name == "dagster-daemon":
+                _wait_or_kill(child, time.monotonic() + _STOP_GRACE_SECONDS)
     deadline = time.monotonic() + _STOP_GRACE_SECONDS
     for child in children:
-        if child.process is None:
-            continue
-        try:
-            child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(child.process.pid, signal.SIGKILL)
-            child.process.wait()
+        _wait_or_kill(child, deadline)
+
+
+def _wait_or_kill(child: Child, deadline: float) -> None:
+    if child.process is None:
+        return
+    try:
+        child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        os.killpg(child.process.pid, signal.SIGKILL)
+        child.process.wait()
 
 
 def run_product(settings: Settings, with_dagster: bool = True) -> int:

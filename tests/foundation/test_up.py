@@ -68,11 +68,13 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
         finally:
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=60) == 0
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30
         while descendants_alive(home) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert descendants_alive(home) == []
+        assert [p.info["cmdline"] for p in descendants_alive(home)] == []
         for url in urls:
             with pytest.raises(requests.ConnectionError):
                 requests.get(url, timeout=2)
-        assert "Traceback" not in (tmp_path / f"up-{run}.log").read_text()
+        # Dagster reports the runs that Ctrl-C interrupts; until then, no component may fail.
+        before_stop = (tmp_path / f"up-{run}.log").read_text().split("\nstopping...")[0]
+        assert "Traceback" not in before_stop
