@@ -217,7 +217,9 @@ def _load(conn: psycopg.Connection, source_id: object, *, lock: bool = False) ->
 def _store_secret(conn: psycopg.Connection, key: bytes, source_id: uuid.UUID, purpose: str, value: str) -> uuid.UUID:
     secret_id = uuid.uuid4()
     conn.execute(
-        "insert into collect.inbound_secrets (secret_id, source_id, purpose, sealed, hint) values (%s, %s, %s, %s, %s)",
+        # clock_timestamp: secrets added in one transaction keep the order they were given in.
+        """insert into collect.inbound_secrets (secret_id, source_id, purpose, sealed, hint, created_at)
+           values (%s, %s, %s, %s, %s, clock_timestamp())""",
         (secret_id, source_id, purpose, seal(key, value, _associated_data(source_id, secret_id, purpose)), _hint(value)),
     )
     return secret_id

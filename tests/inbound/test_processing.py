@@ -8,7 +8,6 @@ import threading
 import uuid
 
 import psycopg
-import pytest
 import requests
 
 from pipelines.inbound import signatures

@@ -9,7 +9,6 @@ import pytest
 from pipelines.inbound import signatures
 from tests.inbound.fakes.chat_service import conversation, message
 
-BODY_EVENTS = None
 
 
 def chat_body(n: int = 1) -> bytes:
@@ -226,7 +225,6 @@ def test_unknown_source_kind_mismatch_and_no_redirect(client, chat_source, chat_
 
 
 def test_storage_down_is_503_with_retry_after(tmp_path, chat_secret):
-    from pathlib import Path
     from collector_app.database import close_pool
     from pipelines.settings import Settings
     from collector_app.app import create_app

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import psycopg
 import pytest
 
 from pipelines.inbound import sources
