@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
+import psutil
 import requests
 
 from analytics_cli.follow_commands import follower_children
@@ -52,6 +53,8 @@ def dagster_instance_yaml() -> str:
         "storage:\n  postgres:\n    postgres_url:\n      env: ANALYTICS_DAGSTER_PG_URL\n"
         "run_coordinator:\n  module: dagster.core.run_coordinator\n  class: QueuedRunCoordinator\n"
         "  config:\n    max_concurrent_runs: 2\n"
+        # Two dbt runs at once (the 15-minute build and a channel rebuild) would write the same tables.
+        "    tag_concurrency_limits:\n      - key: analytics/dbt\n        limit: 1\n"
     )
 
 
@@ -136,7 +139,18 @@ def wait_until_ready(children: list[Child], deadline: float) -> list[str]:
 
 
 def stop_children(children: list[Child]) -> None:
-    """Stop the children in reverse start order, so the Dagster daemon stops launching runs first."""
+    """Stop the children in reverse start order, so the Dagster daemon stops launching runs first.
+
+    Dagster's code servers and run workers are grandchildren that may outlive their parent: every
+    descendant is waited for (and killed past the grace period) before the database goes away.
+    """
+    descendants = []
+    for child in children:
+        if child.alive():
+            try:
+                descendants += psutil.Process(child.process.pid).children(recursive=True)
+            except psutil.NoSuchProcess:
+                pass
     for child in reversed(children):
         if child.alive():
             os.killpg(child.process.pid, signal.SIGTERM)
@@ -145,6 +159,17 @@ def stop_children(children: list[Child]) -> None:
     deadline = time.monotonic() + _STOP_GRACE_SECONDS
     for child in children:
         _wait_or_kill(child, deadline)
+    for process in descendants:
+        try:
+            process.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, still_alive = psutil.wait_procs(descendants, timeout=max(1.0, deadline - time.monotonic()))
+    for process in still_alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
 
 
 def _wait_or_kill(child: Child, deadline: float) -> None:

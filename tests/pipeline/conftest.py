@@ -151,21 +151,10 @@ def load_fixture_data(db, site_id) -> dict:
 def built_database(pg_server_url, template_database):
     """A database with the fixture data and a full dbt build, shared by a module's read-only tests."""
     import psycopg
-    from psycopg import sql
 
-    from pipelines.database import connection, migrate
-    from pipelines.key_derivation import reader_password
-    from pipelines.settings import Settings
-    from tests.conftest import TEST_SECRET
+    from tests.conftest import clone_template, drop_database
 
-    name = f"test_built_{uuid.uuid4().hex[:10]}"
-    with connection.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {} template {}").format(
-            sql.Identifier(name), sql.Identifier(template_database)))
-    url = connection.with_database(pg_server_url, name)
-    from pathlib import Path
-    migrate.migrate(url, reader_password=reader_password(Settings(home=Path("/nonexistent"),
-                                                                  server_secret_value=TEST_SECRET)))
+    url = clone_template(pg_server_url, template_database, prefix="test_built")
     with psycopg.connect(url, autocommit=True) as db:
         site_id = create_site(db)
         load_fixture_data(db, site_id)
@@ -173,5 +162,4 @@ def built_database(pg_server_url, template_database):
         regenerate_event_views(db)
     run_dbt(url, "build")
     yield {"url": url, "site_id": site_id}
-    with connection.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+    drop_database(pg_server_url, url)
