@@ -16,7 +16,11 @@ Rules beyond the spec (the spec leaves them open):
   price and quantity (numbers);
 - visitor: the `_vis` cookie value, 22 to 64 characters among letters, digits, `_` and `-`;
 - null is never a value: "a missing field is omitted, never sent as null"; unknown fields refuse
-  the event, so that a misspelt field is noticed instead of silently dropped.
+  the event, so that a misspelt field is noticed instead of silently dropped;
+- browser events: text past its limit (url, referrer, title, property values, item id and name)
+  is cut to the limit instead. The page is what it is (a long title, a link with a long address,
+  a long product name), its visitors cannot change it and nobody reads a beacon's answer: refusing
+  would lose every event of such a page. A server caller reads the refusal and fixes its request.
 """
 from __future__ import annotations
 
@@ -81,7 +85,7 @@ def canonical_ip(value: Any) -> str | None:
     return None
 
 
-def _text(event: dict, field: str, limit: int) -> str | None:
+def _text(event: dict, field: str, limit: int, cut: bool = False) -> str | None:
     value = event.get(field)
     if value is None:
         return None
@@ -90,7 +94,9 @@ def _text(event: dict, field: str, limit: int) -> str | None:
     if not value:
         raise EventRefused("invalid_value", f"{field} must not be empty (omit it instead)")
     if len(value) > limit:
-        raise EventRefused("too_long", f"{field} must be at most {limit} characters")
+        if not cut:
+            raise EventRefused("too_long", f"{field} must be at most {limit} characters")
+        value = value[:limit]
     if _unstorable(value):
         raise EventRefused("invalid_value", f"{field} holds a character that cannot be stored")
     return value
@@ -153,7 +159,7 @@ def _type_and_name(event: dict) -> tuple[str, str]:
     return kind, name
 
 
-def _props(event: dict) -> dict | None:
+def _props(event: dict, cut: bool = False) -> dict | None:
     props = event.get("props")
     if props is None:
         return None
@@ -161,6 +167,7 @@ def _props(event: dict) -> dict | None:
         raise EventRefused("invalid_type", "props must be an object")
     if len(props) > MAX_PROPS:
         raise EventRefused("too_many", f"props may hold at most {MAX_PROPS} properties")
+    shortened = {}
     for key, value in props.items():
         if not key or len(key) > MAX_PROP_KEY_LENGTH or _unstorable(key):
             raise EventRefused("invalid_value", f"property names must be 1 to {MAX_PROP_KEY_LENGTH} characters")
@@ -168,7 +175,9 @@ def _props(event: dict) -> dict | None:
             raise EventRefused("null_value", "props holds a null: omit a missing property instead")
         if isinstance(value, str):
             if len(value) > MAX_PROP_VALUE_LENGTH:
-                raise EventRefused("too_long", f"property values must be at most {MAX_PROP_VALUE_LENGTH} characters")
+                if not cut:
+                    raise EventRefused("too_long", f"property values must be at most {MAX_PROP_VALUE_LENGTH} characters")
+                shortened[key] = value[:MAX_PROP_VALUE_LENGTH]
             if _unstorable(value):
                 raise EventRefused("invalid_value", "a property value holds a character that cannot be stored")
         elif not (isinstance(value, bool) or _number(value)):
@@ -179,10 +188,10 @@ def _props(event: dict) -> dict | None:
         _amount(props["value"], "props.value")
     if "currency" in props and not (isinstance(props["currency"], str) and CURRENCY.fullmatch(props["currency"])):
         raise EventRefused("invalid_value", "props.currency must be three capital letters (ISO 4217)")
-    return props
+    return {**props, **shortened} if shortened else props
 
 
-def _items(event: dict) -> list | None:
+def _items(event: dict, cut: bool = False) -> list | None:
     items = event.get("items")
     if items is None:
         return None
@@ -190,18 +199,22 @@ def _items(event: dict) -> list | None:
         raise EventRefused("invalid_type", "items must be an array")
     if len(items) > MAX_ITEMS:
         raise EventRefused("too_many", f"items may hold at most {MAX_ITEMS} entries")
+    checked = []
     for item in items:
         if not isinstance(item, dict):
             raise EventRefused("invalid_type", "each item must be an object")
         _check_known_fields_of_item(item)
         for field in ("id", "name"):
-            _text(item, field, MAX_ITEM_TEXT_LENGTH)
+            value = _text(item, field, MAX_ITEM_TEXT_LENGTH, cut)
+            if value is not None and len(value) < len(item[field]):
+                item = {**item, field: value}
         if "id" not in item and "name" not in item:
             raise EventRefused("missing_field", "each item needs an id or a name")
         for field in ("price", "quantity"):
             if field in item:
                 _amount(item[field], f"item {field}")
-    return items
+        checked.append(item)
+    return checked
 
 
 def _check_known_fields_of_item(item: dict) -> None:
@@ -231,11 +244,11 @@ def _occurred_at(event: dict, now: datetime) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
-def _page_fields(event: dict) -> dict:
+def _page_fields(event: dict, cut: bool = False) -> dict:
     return {
-        "url": _text(event, "url", MAX_URL_LENGTH),
-        "referrer": _text(event, "referrer", MAX_URL_LENGTH),
-        "title": _text(event, "title", MAX_TITLE_LENGTH),
+        "url": _text(event, "url", MAX_URL_LENGTH, cut),
+        "referrer": _text(event, "referrer", MAX_URL_LENGTH, cut),
+        "title": _text(event, "title", MAX_TITLE_LENGTH, cut),
     }
 
 
@@ -278,7 +291,8 @@ def validate_browser_event(event: Any, *, now: datetime) -> dict:
     """Check one event of the tracking script's payload; returns its fields, or raises EventRefused.
 
     The event time is the time of receipt: the script sends at most a few seconds late, and a
-    visitor's clock is not to be trusted. `ts` is checked for shape only.
+    visitor's clock is not to be trusted. `ts` is checked for shape only. Text past its limit is
+    cut, not refused (see the module's docstring).
     """
     if not isinstance(event, dict):
         raise EventRefused("invalid_type", "an event must be an object")
@@ -293,6 +307,6 @@ def validate_browser_event(event: Any, *, now: datetime) -> dict:
         raise EventRefused("invalid_value", "page_id must be 8 to 64 letters, digits, _ or -")
     if "ts" in event and not _number(event["ts"]):
         raise EventRefused("invalid_type", "ts must be a number (milliseconds since the epoch)")
-    return {"type": kind, "name": name, "occurred_at": now, **_page_fields(event),
-            "props": _props(event), "items": _items(event), "language": _language(event),
+    return {"type": kind, "name": name, "occurred_at": now, **_page_fields(event, cut=True),
+            "props": _props(event, cut=True), "items": _items(event, cut=True), "language": _language(event),
             "screen": screen, "page_id": page_id}

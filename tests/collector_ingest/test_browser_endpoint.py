@@ -225,3 +225,25 @@ def test_browser_ip_and_user_agent_reach_no_table(client, shop, db, database_url
     assert shop.site_id in dump
     for needle in ("198.51.100.201", "2001:db8:feed", "Zq9BrowserProbe"):
         assert needle not in dump
+
+
+def test_browser_text_past_its_limit_is_cut_not_refused(client, shop, db):
+    """A page with a long title or URL, a link with a long address, a long product name: the
+    visitor's browser cannot shorten them and nobody reads a beacon's answer, so the collector
+    keeps the event and cuts the text to its limit (server events are refused instead)."""
+    long_url = f"{ORIGIN}/p?ref=" + "a" * 2100
+    r = beacon(client, {"site": shop.site_id, "events": [
+        pageview(url=long_url, referrer=long_url, title="T" * 600),
+        {"type": "event", "name": "outbound_click", "url": long_url, "title": "T" * 600, "page_id": PAGE_ID,
+         "props": {"url": "https://partner.example/" + "b" * 600, "domain": "partner.example"}},
+        {"type": "event", "name": "purchase", "url": f"{ORIGIN}/checkout", "page_id": PAGE_ID,
+         "props": {"transaction_id": "T-1", "value": 5, "currency": "EUR"},
+         "items": [{"id": "I" * 250, "name": "N" * 250, "price": 5, "quantity": 1}]}]})
+    assert r.status_code == 204
+    rows = {row["event_name"]: row for row in events_of(db, shop.site_id)}
+    assert set(rows) == {"pageview", "outbound_click", "purchase"}
+    view, outbound, purchase = rows["pageview"], rows["outbound_click"], rows["purchase"]
+    assert view["url"] == long_url[:2048] and view["referrer"] == long_url[:2048] and view["title"] == "T" * 500
+    assert outbound["props"] == {"url": ("https://partner.example/" + "b" * 600)[:500], "domain": "partner.example"}
+    assert purchase["items"] == [{"id": "I" * 200, "name": "N" * 200, "price": 5, "quantity": 1}]
+    assert rejections(db) == {}
