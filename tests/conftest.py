@@ -11,8 +11,6 @@ import shutil
 import socket
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -86,24 +84,6 @@ def template_database(pg_server_url) -> str:
     yield name
     with connection.connect(pg_server_url, autocommit=True) as conn:
         conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-
-
-@contextmanager
-def cloned_database(pg_server_url: str, template: str) -> Iterator[str]:
-    """A fresh, migrated analytics database cloned from `template`: its URL, dropped on exit."""
-    name = f"test_{uuid.uuid4().hex[:12]}"
-    with connection.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {} template {}").format(
-            sql.Identifier(name), sql.Identifier(template)))
-    try:
-        url = connection.with_database(pg_server_url, name)
-        # Database-level rights are not copied from a template: apply them as `analytics migrate` does.
-        migrate.migrate(url, reader_password=reader_password(Settings(home=Path("/nonexistent"),
-                                                                       server_secret_value=TEST_SECRET)))
-        yield url
-    finally:
-        with connection.connect(pg_server_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
 
 def clone_template(pg_server_url: str, template_database: str, prefix: str = "test") -> str:

@@ -28,11 +28,15 @@ import pytest
 from collector_app.tracker import tracker_asset
 
 CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # A regular desktop user agent: the real collector filters bots, and HeadlessChrome is one.
 DESKTOP_UA = ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
               "Chrome/156.0.0.0 Safari/537.36")
+# The user agent is set for the whole browser, not per context: a context's override does not
+# reach a beacon sent while its page unloads (pagehide on navigation), which carries the
+# browser's own "HeadlessChrome" user agent and would be filtered as a bot.
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-agent={DESKTOP_UA}"]
 PAGES_DIR = Path(__file__).with_name("pages")
 MODES = ("cookieless", "cookie", "consent")
 # Script paths the peer serves, and the endpoint path each one is rendered with.
@@ -345,7 +349,7 @@ def make_context(browser):
 
     def make(screen_width: int = 1280, **options):
         context = browser.new_context(
-            user_agent=DESKTOP_UA, locale="fr-FR",
+            locale="fr-FR",
             viewport={"width": min(screen_width, 1280), "height": 800},
             screen={"width": screen_width, "height": 900}, **options)
         context.set_default_timeout(10_000)
@@ -397,8 +401,11 @@ class Visit:
         return self.pages.url(self.site, name)
 
     def open(self, name: str):
-        self.page.goto(self.url(name))
-        return self.wait("pageview", where=lambda e: e["url"] == self.page.url)[-1]
+        """Load a page of the site; returns its page view (a new one when the page was seen before)."""
+        url = self.url(name)
+        seen = sum(e["url"] == url for e in self.events("pageview"))
+        self.page.goto(url)
+        return self.wait("pageview", count=seen + 1, where=lambda e: e["url"] == url)[-1]
 
     def wait(self, name=None, count=1, timeout=10, where=lambda e: True):
         return self.collector.wait_events(self.site, name, count, timeout, where)
@@ -406,9 +413,19 @@ class Visit:
     def events(self, name=None):
         return [e for e in self.collector.events(self.site) if name is None or e.get("name", e["type"]) == name]
 
-    def cookies(self):
-        """Cookies of the site's own host, by name."""
-        return {c["name"]: c for c in self.page.context.cookies(self.pages.base_url)}
+    def cookies(self, timeout: float = 5):
+        """Cookies of the site's own host, by name. A write to document.cookie reaches the
+        browser's cookie store asynchronously: on a page of that host, wait until the store has
+        the names the page itself sees."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = {c["name"]: c for c in self.page.context.cookies(self.pages.base_url)}
+            if not self.page.url.startswith(self.pages.base_url + "/") or time.monotonic() > deadline:
+                return found
+            seen = self.page.evaluate("document.cookie.split('; ').filter(Boolean).map(c => c.split('=')[0])")
+            if set(found) == set(seen):
+                return found
+            time.sleep(0.02)
 
     def set_hidden(self, hidden: bool) -> float:
         """Headless Chromium keeps every page visible (no window to minimise, background tabs

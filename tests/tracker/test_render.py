@@ -8,6 +8,7 @@ import pytest
 
 from collector_app.tracker import render_tracker, tracker_asset
 from collector_app.tracker.render import PLACEHOLDER
+from tests.conftest import REPO_ROOT
 
 SIZE_BUDGET_GZIP = 3000  # bytes; Plausible's full-featured script is 2,601
 
@@ -57,3 +58,10 @@ def test_size_budget_gzipped(capsys):
         print(f"\n/a.js: {len(tracker_asset().body)} bytes minified, {size} bytes gzipped "
               f"(budget {SIZE_BUDGET_GZIP})")
     assert size <= SIZE_BUDGET_GZIP
+
+
+def test_readmes_state_the_current_size():
+    """The size stated in the tracker's README and in the main README is the size served."""
+    stated = f"{len(tracker_asset().body):,} bytes minified, {len(tracker_asset().gzip_body):,} bytes gzipped"
+    for readme in (REPO_ROOT / "collector_app/tracker/README.md", REPO_ROOT / "README.md"):
+        assert stated in readme.read_text(encoding="utf-8"), f"{readme.name} must state: {stated}"
