@@ -246,10 +246,12 @@ class Collector:
 
 
 @contextmanager
-def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Iterator[Collector]:
+def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = (),
+                             threads: int | None = None) -> Iterator[Collector]:
     """An embedded PostgreSQL in a temporary directory (default durability settings), migrated,
     with one site (and a server key without a practical rate limit), and the collector under
-    gunicorn on a free port. Everything is stopped and removed on exit."""
+    gunicorn on a free port (`threads` per worker, else gunicorn_config's). Everything is stopped
+    and removed on exit."""
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
     pgdata = root / "pgdata"
     server = None
@@ -269,6 +271,7 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Ite
         with (root / "gunicorn.log").open("w") as log:
             server = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", str(workers),
+                 *(["--threads", str(threads)] if threads else []),
                  "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(port)
