@@ -1,6 +1,7 @@
 """What the real collector refuses from a browser, and counts: a page on a host that is not among
 the site's domains, and a headless browser that says so in its user agent. Both show in the
-site's check figures (GET /api/v1/sites/{id}/health)."""
+site's check figures (GET /api/v1/sites/{id}/health). And what it must not refuse: the beacon of
+an unloading page (it carries the browser's user agent), and the fetch fallback of the script."""
 from __future__ import annotations
 
 import pytest
@@ -52,3 +53,17 @@ def test_every_request_carries_the_desktop_user_agent(visit):
     assert depth["page_id"] == view["page_id"] and depth["props"] == {"percent": 100}
     assert depth["browser"] == "Chrome"
     assert v.collector.rejections(v.site) == {}
+
+
+def test_fetch_keepalive_fallback_is_stored(visit):
+    """When the browser refuses a beacon, the script's fetch (keepalive, CORS, no credentials)
+    reaches the collector through the unload too, without a preflight."""
+    v = visit("cookie")
+    v.page.add_init_script("Navigator.prototype.sendBeacon = () => false")
+    view = v.open("basic.html")
+    v.page.click("#buy")
+    v.page.goto(v.url("page2.html"))  # the click leaves with the unloading page
+    (click,) = v.wait("click")
+    assert click["page_id"] == view["page_id"] and click["props"]["id"] == "buy"
+    v.wait("pageview", where=lambda row: row["path"].endswith("/page2.html"))
+    v.check_identity()
