@@ -41,10 +41,6 @@ def require_admin_token() -> None:
     g.admin = identity
 
 
-# Earlier name, kept for blueprints that already import it.
-_authenticate = require_admin_token
-
-
 def register_admin_api(app: Flask) -> None:
     """Mount /api/v1 (authenticated) and /api/v1/openapi.json (public) on the collector."""
     api = Blueprint("admin_api", __name__, url_prefix="/api/v1")

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app
 
-from collector_app.admin_api import _authenticate
+from collector_app.admin_api import require_admin_token
 from collector_app.admin_api.http import actor, json_body, respond
 from collector_app.database import transaction
 from pipelines.inbound import sources
 
 blueprint = Blueprint("inbound_sources", __name__, url_prefix="/api/v1")
 # The same bearer admin tokens, body limit and audit identity as the rest of /api/v1.
-blueprint.before_request(_authenticate)
+blueprint.before_request(require_admin_token)
 
 
 def _respond(value, status: int = 200) -> Response:
