@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 
 from pipelines.admin import privacy_requests
+from pipelines.ingest.visitors import destroy_salts_before
 from tests.collector_admin.conftest import assert_error
 
 
@@ -119,5 +121,5 @@ def test_audit_listing(client, auth, site, db):
     for query in ("limit=0", "limit=501", "limit=x", "since=yesterday", "before=-1"):
         assert_error(client.get(f"/api/v1/audit?{query}", headers=auth), 400, "invalid_parameter")
     # Salt destruction by maintenance shows up like any other entry.
-    db.execute("insert into collect.audit_log (actor, action, target) values ('maintenance', 'daily_salt.destroyed', '2026-01-01')")
-    assert client.get("/api/v1/audit?action=daily_salt.destroyed", headers=auth).get_json()["entries"][0]["actor"] == "maintenance"
+    destroy_salts_before(db, date(2026, 1, 1))
+    assert client.get("/api/v1/audit?action=daily_salts.destroyed", headers=auth).get_json()["entries"][0]["actor"] == "maintenance"
