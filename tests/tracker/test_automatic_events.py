@@ -139,6 +139,9 @@ def test_scroll_depth_once_per_page_view(visit, mode):
     v = visit(mode)
     view = v.open("long.html")
     v.page.evaluate("scrollTo(0, (document.documentElement.scrollHeight - innerHeight) / 2)")
+    # Scroll events are dispatched with the next frame: let two frames pass so the script sees
+    # this position before the page scrolls back (a loaded machine may not render in between).
+    v.page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     expected = v.page.evaluate(
         "Math.round((scrollY + innerHeight) / document.documentElement.scrollHeight * 100)")
     v.page.evaluate("scrollTo(0, 0)")  # depth is the maximum, not the last position
