@@ -318,14 +318,30 @@ def chromium_path() -> str:
     pytest.skip(message)
 
 
+class _SessionBrowser:
+    """The one Chromium of the test session. Packages that import the `browser` fixture get
+    fixtures of their own, and Playwright's sync API runs one instance per thread: they share
+    this one, closed when the last of them is torn down."""
+
+    users = 0
+    playwright = None
+    browser = None
+
+
 @pytest.fixture(scope="session")
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+    shared = _SessionBrowser
+    if shared.users == 0:
+        shared.playwright = sync_playwright().start()
+        shared.browser = shared.playwright.chromium.launch(executable_path=chromium_path, args=LAUNCH_ARGS)
+    shared.users += 1
+    yield shared.browser
+    shared.users -= 1
+    if shared.users == 0:
+        shared.browser.close()
+        shared.playwright.stop()
 
 
 @pytest.fixture(scope="session")

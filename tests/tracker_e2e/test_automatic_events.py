@@ -71,13 +71,14 @@ def test_video_scroll_depth_and_zones(visit, mode):
     scrolled = page.evaluate("performance.now()")
     page.wait_for_function(f"performance.now() > {scrolled} + 300")
     expected_depth = page.evaluate("Math.round((scrollY + innerHeight) / document.documentElement.scrollHeight * 100)")
-    v.set_hidden(True)  # the page view ends: depth and zone time reported, flushed at once
+    hidden_at = v.set_hidden(True)  # the page view ends: depth and zone time reported, flushed at once
     (depth,) = v.wait("scroll_depth", where=lambda row: row["page_id"] == long["page_id"])
     zones = {row["props"]["zone"]: row for row in v.wait("zone_visibility", count=2)}
     assert depth["props"] == {"percent": expected_depth} and 40 < expected_depth < 100
     assert set(zones) == {"hero", "promo"}  # ghost is never displayed
     assert 400 <= zones["hero"]["props"]["visible_ms"] <= scrolled + 200
-    assert zones["promo"]["props"]["visible_ms"] >= 300
+    # From the frame after the scroll (the observer reports after rendering) until hidden.
+    assert 200 <= zones["promo"]["props"]["visible_ms"] <= hidden_at - scrolled + 100
     assert all(row["page_id"] == long["page_id"] and row["url"] == long["url"] for row in zones.values())
 
     v.set_hidden(False)  # shown again, then left for good: the increment since the last report
