@@ -98,8 +98,11 @@ def db_psql(psql_args: tuple[str, ...]) -> None:
 def migrate() -> None:
     """Create the databases and apply pending migrations (idempotent)."""
     settings = _settings()
+    from workbench_app.metadata_database import prepare_metadata_database
+
     try:
         _, applied = bootstrap.prepare(settings)
+        applied += prepare_metadata_database(settings)
     except (MigrationError, connection.DatabaseUnavailable) as exc:
         raise click.ClickException(str(exc)) from None
     if applied:

@@ -185,7 +185,10 @@ def _wait_or_kill(child: Child, deadline: float) -> None:
 def run_product(settings: Settings, with_dagster: bool = True) -> int:
     """Run until interrupted. Returns the exit status."""
     database_was_running = settings.embedded and embedded.status(settings.pgdata).running
+    from workbench_app.metadata_database import prepare_metadata_database
+
     urls, applied = bootstrap.prepare(settings)
+    applied += prepare_metadata_database(settings)
     for migration in applied:
         click.echo(f"applied migration {migration.version:04d}_{migration.name}")
     env = child_environment(settings, urls)
