@@ -293,7 +293,24 @@ def main() -> None:
     args = parser.parse_args()
     bench_rewrite(args.iterations)
     bench_rewrite(args.iterations, cold=True)
-    bench_aggregate_engine_vs_direct(os.environ.get("ANALYTICS_DATABASE_URL"))
+    configured = os.environ.get("ANALYTICS_DATABASE_URL")
+    if configured:
+        bench_aggregate_engine_vs_direct(configured)
+        return
+    # Like the other benchmarks: an embedded PostgreSQL of its own, default durability settings.
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from pipelines.database import embedded
+
+    root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
+    try:
+        state = embedded.start(root / "pgdata")
+        bench_aggregate_engine_vs_direct(state.url("postgres"))
+    finally:
+        embedded.stop(root / "pgdata")
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
