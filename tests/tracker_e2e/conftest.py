@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -175,6 +176,7 @@ def collector(e2e_database_url):
     real = RealCollector(e2e_database_url, home).start()
     yield real
     real.stop()
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
