@@ -25,16 +25,28 @@ def partition_name(month: date) -> str:
     return f"events_{month:%Y_%m}"
 
 
-def existing_partitions(conn: psycopg.Connection) -> set[str]:
+def partition_bounds(conn: psycopg.Connection) -> list[tuple[str, datetime | None]]:
+    """Partitions of raw.events with their exclusive upper bound (None for the default)."""
     rows = conn.execute(
-        """select child.relname
+        """select child.relname, pg_get_expr(child.relpartbound, child.oid)
              from pg_inherits
              join pg_class parent on parent.oid = pg_inherits.inhparent
              join pg_class child on child.oid = pg_inherits.inhrelid
              join pg_namespace ns on ns.oid = parent.relnamespace
             where ns.nspname = 'raw' and parent.relname = 'events'"""
     ).fetchall()
-    return {name for (name,) in rows}
+    bounds = []
+    for name, expression in rows:
+        if "TO (" not in expression:
+            bounds.append((name, None))
+            continue
+        upper = expression.split("TO (", 1)[1].strip(" )'")
+        bounds.append((name, conn.execute("select %s::timestamptz", (upper,)).fetchone()[0]))
+    return bounds
+
+
+def existing_partitions(conn: psycopg.Connection) -> set[str]:
+    return {name for name, _ in partition_bounds(conn)}
 
 
 def create_month_partition(conn: psycopg.Connection, month: date) -> bool:

@@ -127,8 +127,8 @@ def create_event(conn: psycopg.Connection, site_id: object, body: Any, *, actor:
 
 
 def replace_event(conn: psycopg.Connection, site_id: object, name: str, body: Any, *, actor: str) -> dict[str, Any]:
-    name = _known_shape(name)
     """Replace label, description and the whole property list of a declared event."""
+    name = _known_shape(name)
     site = require_site(conn, site_id, lock=True)
     event = _validated(body, name_required=False)
     if event["name"] is not None and event["name"] != name:

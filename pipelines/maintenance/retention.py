@@ -30,26 +30,6 @@ def retention_cutoff(today: date, retention_months: int) -> datetime:
     return datetime(month.year, month.month, 1, tzinfo=timezone.utc)
 
 
-def _partition_bounds(conn: psycopg.Connection) -> list[tuple[str, datetime | None]]:
-    """Monthly partitions of raw.events with their upper bound (None for the default)."""
-    rows = conn.execute(
-        """select child.relname, pg_get_expr(child.relpartbound, child.oid)
-             from pg_inherits
-             join pg_class parent on parent.oid = pg_inherits.inhparent
-             join pg_class child on child.oid = pg_inherits.inhrelid
-             join pg_namespace ns on ns.oid = parent.relnamespace
-            where ns.nspname = 'raw' and parent.relname = 'events'"""
-    ).fetchall()
-    bounds = []
-    for name, expression in rows:
-        if "TO (" not in expression:
-            bounds.append((name, None))
-            continue
-        upper = expression.split("TO (", 1)[1].strip(" )'")
-        bounds.append((name, conn.execute("select %s::timestamptz", (upper,)).fetchone()[0]))
-    return bounds
-
-
 def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: str = "maintenance") -> RetentionResult:
     """Drop or delete every event older than its site's retention, in raw data and derived tables."""
     today = today or datetime.now(timezone.utc).date()
@@ -60,7 +40,7 @@ def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: 
     cutoffs = {site_id: retention_cutoff(today, months) for site_id, months in sites}
     oldest_needed = min(cutoffs.values())
     with conn.transaction():
-        for name, upper in _partition_bounds(conn):
+        for name, upper in partitions.partition_bounds(conn):
             if upper is not None and upper <= oldest_needed:
                 conn.execute(sql.SQL("drop table {}").format(sql.Identifier("raw", name)))
                 result.dropped_partitions.append(name)
