@@ -87,10 +87,11 @@ def _bin(name: str) -> str:
 
 def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     host = settings.bind_host
-    gunicorn_config = f"python:analytics_cli.gunicorn_config"
+    gunicorn_config = "python:analytics_cli.gunicorn_config"
     children = [
-        Child("collector", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.collector_workers),
-                            "--threads", str(settings.collector_threads),
+        Child("collector", [_bin("gunicorn"), "-c", "python:analytics_cli.gunicorn_collector",
+                            "-w", str(settings.collector_workers),
+                            "--worker-connections", str(settings.collector_connections),
                             "-b", f"{host}:{settings.collector_port}", "collector_app.wsgi:app"],
               f"http://{host}:{settings.collector_port}", f"http://{host}:{settings.collector_port}/healthz"),
         Child("workbench", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.workbench_workers),

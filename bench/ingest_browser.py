@@ -5,8 +5,8 @@ settings, the collector under gunicorn with 2 workers). Concurrent clients post 
 request, text/plain, from an allowed origin with a desktop user agent; each request comes through
 a trusted proxy (127.0.0.1) with its own X-Forwarded-For address, as many visitors would.
 Prints events/s and p50/p99 latency. Expected (issue 4): >= 2,000 events/s.
-Gunicorn runs with the threads per worker of `analytics up` (ANALYTICS_COLLECTOR_THREADS, 32).
-Usage: .venv/bin/python bench/ingest_browser.py [--seconds 10] [--clients 32] [--threads 32]
+Gunicorn runs the collector as `analytics up` does (gevent workers).
+Usage: .venv/bin/python bench/ingest_browser.py [--seconds 10] [--clients 32]
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ import time
 import psycopg
 
 from ingest_server import collector_under_gunicorn, cpu_seconds, percentile, run_clients
-from pipelines.settings import Settings
 
 ORIGIN = "https://shop.example.com"
 USER_AGENT = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -32,11 +31,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=Settings.from_env({}).collector_threads,
-                        help="threads per gunicorn worker (default: as analytics up runs the collector)")
     args = parser.parse_args()
     rng = random.Random(11)
-    with collector_under_gunicorn(args.workers, domains=("shop.example.com",), threads=args.threads) as bench:
+    with collector_under_gunicorn(args.workers, domains=("shop.example.com",)) as bench:
         requests = []
         for n in range(2000):
             page = rng.choice(["/", "/pricing", "/blog/post", "/shop/shoes"])
@@ -58,7 +55,7 @@ def main() -> int:
     cpu = {name: (after[name] - before[name]) / max(1, rate * args.seconds) * 1e6 for name in after}
     print()
     print(f"POST /collect, one event per request, {args.clients} clients, gunicorn {args.workers} workers "
-          f"x {args.threads} threads, {os.cpu_count()} CPUs, PostgreSQL with fsync on")
+          f"(gevent), {os.cpu_count()} CPUs, PostgreSQL with fsync on")
     print(f"{'measure':<30}{'value':>14}  {'target':<12}{'met':>4}")
     print("-" * 62)
     for name, value, target, met in [

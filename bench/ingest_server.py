@@ -1,7 +1,7 @@
 """Benchmark of POST /collect/server: 100-event batches from concurrent clients.
 
 Starts its own embedded PostgreSQL in a temporary directory (default durability settings: fsync
-and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers.
+and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers (gevent, as `analytics up` runs it).
 Then, in one run:
 
 1. saturation: concurrent clients post 100-event batches for a fixed time; events/s, p50, p99;
@@ -246,12 +246,11 @@ class Collector:
 
 
 @contextmanager
-def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = (),
-                             threads: int | None = None) -> Iterator[Collector]:
+def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Iterator[Collector]:
     """An embedded PostgreSQL in a temporary directory (default durability settings), migrated,
     with one site (and a server key without a practical rate limit), and the collector under
-    gunicorn on a free port (`threads` per worker, else gunicorn_config's). Everything is stopped
-    and removed on exit."""
+    gunicorn on a free port, with the settings `analytics up` gives it (gevent workers).
+    Everything is stopped and removed on exit."""
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
     pgdata = root / "pgdata"
     server = None
@@ -270,8 +269,7 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = (),
                "ANALYTICS_SECRET": "bench-secret"}
         with (root / "gunicorn.log").open("w") as log:
             server = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", str(workers),
-                 *(["--threads", str(threads)] if threads else []),
+                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", str(workers),
                  "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(port)

@@ -78,8 +78,8 @@ class Settings:
     dagster_port: int = 3000
     collector_workers: int = 2
     workbench_workers: int = 2
-    # Browser beacons mostly wait on the shared commit, so the collector wants many threads.
-    collector_threads: int = 32
+    # Connections one collector worker serves at once: requests mostly wait on the shared commit.
+    collector_connections: int = 1000
     server_secret_value: str | None = field(default=None, repr=False)
     # Collection: renamable paths (ad blockers list the usual names), proxies whose
     # X-Forwarded-For is believed, and the script's download extensions and search parameters.
@@ -105,7 +105,7 @@ class Settings:
             dagster_port=_port(env, "ANALYTICS_DAGSTER_PORT", 3000),
             collector_workers=_positive_int(env, "ANALYTICS_COLLECTOR_WORKERS", 2),
             workbench_workers=_positive_int(env, "ANALYTICS_WORKBENCH_WORKERS", 2),
-            collector_threads=_positive_int(env, "ANALYTICS_COLLECTOR_THREADS", 32),
+            collector_connections=_positive_int(env, "ANALYTICS_COLLECTOR_CONNECTIONS", 1000),
             server_secret_value=env.get("ANALYTICS_SECRET") or None,
             script_path=_path(env, "ANALYTICS_SCRIPT_PATH", "/a.js"),
             collect_path=_path(env, "ANALYTICS_COLLECT_PATH", "/collect"),

@@ -114,7 +114,7 @@ def test_no_acknowledged_event_is_lost_when_the_database_restarts(tmp_path):
                "ANALYTICS_SECRET": "durability-test-secret"}
         with log_path.open("w") as log:
             server = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", "2",
+                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", "2",
                  "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"

@@ -55,7 +55,7 @@ class RealCollector:
                "ANALYTICS_SECRET": TEST_SECRET}
         with self.log_path.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_config", "-w", "2",
+                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", "2",
                  "-b", f"127.0.0.1:{self.port}", "collector_app.wsgi:app"],
                 cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         self._await(self._healthy, 30, "the collector to answer /healthz")
