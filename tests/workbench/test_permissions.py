@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import hashlib
 
+import duckdb
 import pytest
 
 from tests.workbench.conftest import ANALYSTS_EU, EVERYTHING, MASK_SALT
 from workbench_app.engine import (
+    CatalogSource,
     ColumnMask,
     EngineError,
+    EngineSettings,
     GroupPermissions,
     TableRule,
     UserContext,
+    WorkbenchEngine,
     native_sql_allowed,
     rule_problems,
 )
+from workbench_app.engine import rewrite as rewrite_module
 
 
 def masked_hash(value: str) -> str:
@@ -174,6 +179,55 @@ def test_invalid_rules_grant_nothing(engine):
             engine.run("SELECT * FROM events", user)
         assert refused.value.code == "table_not_found"
         assert rule_problems(rule, events) or rule.row_filter == "region = ("
+
+
+@pytest.mark.parametrize("invalid_group", ["a-invalid", "z-invalid"])
+def test_an_invalid_rule_takes_away_only_its_own_groups_grant(engine, invalid_group):
+    # DuckDB's parser first sees the invalid expression in the same call as the
+    # statement (the rewrite then builds again without that group): the result
+    # must be what the valid group alone gives, the first time and from the caches.
+    rewrite_module.clear_caches()
+    invalid = GroupPermissions(
+        invalid_group,
+        table_rules=(
+            TableRule(
+                "warehouse", "analytics", "events",
+                row_filter="current_setting('threads') = '1' OR region = {{user.region}}",
+                masked_columns={"email": ColumnMask("expression", expression="read_text('x')")},
+            ),
+        ),
+    )
+    valid = GroupPermissions(
+        "m-valid",
+        table_rules=(TableRule("warehouse", "analytics", "events", row_filter="region = 'US'", hidden_columns=frozenset({"email"})),),
+    )
+    user = UserContext("x", (invalid, valid), {"region": "EU"})
+    for _ in range(2):
+        result = engine.run("SELECT * FROM events ORDER BY id", user)
+        assert [row[0] for row in result.rows] == [3, 4]
+        assert "email" not in result.columns
+
+
+def test_hash_and_partial_masks_keep_null(tmp_path):
+    path = tmp_path / "nulls.duckdb"
+    connection = duckdb.connect(str(path))
+    connection.execute("CREATE TABLE people (id INTEGER, email VARCHAR, phone VARCHAR)")
+    connection.execute("INSERT INTO people VALUES (1, NULL, NULL), (2, 'a@b.c', '0123456789')")
+    connection.close()
+    engine = WorkbenchEngine(EngineSettings(mask_salt=MASK_SALT), [CatalogSource("db", "duckdb", str(path))])
+    try:
+        group = GroupPermissions(
+            "g",
+            table_rules=(
+                TableRule("db", "main", "people", masked_columns={
+                    "email": ColumnMask("hash"), "phone": ColumnMask("partial", keep_first=2, keep_last=2),
+                }),
+            ),
+        )
+        rows = engine.run("SELECT id, email, phone FROM db.people ORDER BY id", UserContext("x", (group,), {})).rows
+    finally:
+        engine.close()
+    assert rows == [(1, None, None), (2, masked_hash("a@b.c"), "01******89")]
 
 
 def test_rule_problems_flag_columns_that_do_not_exist(engine):

@@ -17,12 +17,13 @@ from sqlglot.errors import ParseError, TokenError
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, SYNTAX_ERROR, EngineError
 
 DIALECT = "duckdb"
+_DUCKDB = Dialect.get_or_raise(DIALECT)
 
 
 def parse_statements(sql: str) -> list[exp.Expression]:
     """Parse SQL text into sqlglot trees; raise ``syntax_error`` if it does not parse."""
     try:
-        trees = sqlglot.parse(sql, read=DIALECT)
+        trees = _DUCKDB.parse(sql)
     except (ParseError, TokenError) as error:
         raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
     except RecursionError:
@@ -68,9 +69,6 @@ def parse_expression(sql: str) -> exp.Expression:
         return sqlglot.parse_one(sql, read=DIALECT, into=exp.Condition)
     except (ParseError, TokenError) as error:
         raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
-
-
-_DUCKDB = Dialect.get_or_raise(DIALECT)
 
 
 def render(tree: exp.Expression, pretty: bool = False) -> str:

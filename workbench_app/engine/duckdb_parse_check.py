@@ -24,7 +24,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
 
@@ -55,6 +55,9 @@ def _parser_connection() -> duckdb.DuckDBPyConnection:
         # One thread: parsing needs no parallelism, and handing the work to a
         # pool thread and waiting for it costs more than the parse itself.
         connection = duckdb.connect(":memory:", config={"enable_external_access": False, "threads": 1})
+        # The only query it runs is json_serialize_sql over a constant: planning
+        # it costs more than the parse we ask for, and optimizing it gains nothing.
+        connection.execute("PRAGMA disable_optimizer")
         _local.connection = connection
     return connection
 
@@ -70,22 +73,42 @@ class ParseFacts:
     relation_types: list[str] = field(default_factory=list)
     parameters: list[str] = field(default_factory=list)
     has_at_clause: bool = False
+    #: Why DuckDB could not read the text (its facts are then empty).
+    error: EngineError | None = None
 
 
 def parse_facts(sql: str) -> ParseFacts:
     """Parse ``sql`` with DuckDB and list its relations, functions and parameters."""
+    facts = parse_facts_many([sql])[0]
+    if facts.error is not None:
+        raise facts.error
+    return facts
+
+
+def parse_facts_many(texts: Sequence[str]) -> list[ParseFacts]:
+    """Parse several SQL texts, each on its own, in one call to DuckDB (one ParseFacts each).
+
+    Each text is a string literal of its own (``SELECT json_serialize_sql('a'),
+    json_serialize_sql('b')``), so one cannot run into the next. A text DuckDB
+    cannot read gets facts with ``error`` set rather than raising.
+    """
     _self_test()
-    # Inlined as a string literal rather than bound: binding a parameter here costs
+    # Inlined as string literals rather than bound: binding a parameter here costs
     # several times the parse itself. Doubling quotes is DuckDB's whole escaping for
     # standard strings, and this connection is an empty sandbox anyway.
-    literal = sql.replace("'", "''")
-    raw = _parser_connection().execute(f"SELECT json_serialize_sql('{literal}')").fetchone()[0]
-    document = json.loads(raw)
+    literals = ", ".join("json_serialize_sql('" + text.replace("'", "''") + "')" for text in texts)
+    documents = _parser_connection().execute(f"SELECT {literals}").fetchone()
+    if documents is None or len(documents) != len(texts):
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.")
+    return [_facts(json.loads(raw)) for raw in documents]
+
+
+def _facts(document: dict) -> ParseFacts:
     if document.get("error"):
         message = str(document.get("error_message", ""))
         if "Only SELECT" in message:
-            raise EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.")
-        raise EngineError(SYNTAX_ERROR, "Syntax error: the query could not be parsed.")
+            return ParseFacts(error=EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed."))
+        return ParseFacts(error=EngineError(SYNTAX_ERROR, "Syntax error: the query could not be parsed."))
     facts = ParseFacts(statement_count=len(document.get("statements", [])))
     for statement in document.get("statements", []):
         _collect(statement, facts)
@@ -201,7 +224,18 @@ def check_final_statement(
     table (once per projection): DuckDB must find exactly as many references,
     so a table cannot be read a second time outside its filtered projection.
     """
-    facts = parse_facts(sql)
+    check_statement_facts(parse_facts(sql), allowed_tables, allowed_cte_names, allowed_parameters)
+
+
+def check_statement_facts(
+    facts: ParseFacts,
+    allowed_tables: Mapping[tuple[str, str, str], int],
+    allowed_cte_names: Iterable[str],
+    allowed_parameters: Iterable[str],
+) -> None:
+    """:func:`check_final_statement` on facts already read by :func:`parse_facts_many`."""
+    if facts.error is not None:
+        raise facts.error
     if facts.statement_count != 1:
         raise EngineError(STATEMENT_NOT_ALLOWED, "Only one statement can be run at a time.")
     expected = Counter({tuple(p.lower() for p in key): n for key, n in allowed_tables.items()})
@@ -225,24 +259,43 @@ def check_final_statement(
         # A qualified call could reach a macro stored in an attached database.
         if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_table_function(name):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Table function {name!r} is not allowed.")
-    for catalog, schema, name in facts.functions:
-        if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):
-            raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {name!r} is not allowed.")
+    _check_functions(facts)
     parameters = set(allowed_parameters)
     for name in facts.parameters:
         if name not in parameters:
             raise EngineError(VARIABLE_ERROR, "Unknown query parameter.")
 
 
-def check_expression_functions(expression_sql: str) -> None:
-    """Refuse an admin-written expression (row filter, mask) that calls a non-allowed function.
-
-    The expression must not contain relations either: rules read the row they
-    filter and nothing else.
-    """
-    facts = parse_facts(f"SELECT {expression_sql}")
-    if facts.statement_count != 1 or facts.base_tables or set(facts.relation_types) - {"EMPTY", "EMPTY_FROM"}:
-        raise EngineError(STATEMENT_NOT_ALLOWED, "A rule expression may not read other tables.")
+def _check_functions(facts: ParseFacts) -> None:
     for catalog, schema, name in facts.functions:
         if catalog or schema.lower() not in _BUILTIN_FUNCTION_SCHEMAS or not is_allowed_function(name):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {name!r} is not allowed.")
+
+
+def expression_statement(expression_sql: str) -> str:
+    """The text DuckDB parses to check an admin-written expression (row filter, mask)."""
+    return f"SELECT {expression_sql}"
+
+
+def expression_refusal(facts: ParseFacts) -> EngineError | None:
+    """Why an expression parsed as :func:`expression_statement` may not be used, or None.
+
+    The expression must call allow-listed functions only, and contain no
+    relation: rules read the row they filter and nothing else.
+    """
+    if facts.error is not None:
+        return facts.error
+    if facts.statement_count != 1 or facts.base_tables or set(facts.relation_types) - {"EMPTY", "EMPTY_FROM"}:
+        return EngineError(STATEMENT_NOT_ALLOWED, "A rule expression may not read other tables.")
+    try:
+        _check_functions(facts)
+    except EngineError as error:
+        return error
+    return None
+
+
+def check_expression_functions(expression_sql: str) -> None:
+    """Refuse an admin-written expression (row filter, mask) that calls a non-allowed function."""
+    refusal = expression_refusal(parse_facts_many([expression_statement(expression_sql)])[0])
+    if refusal is not None:
+        raise refusal

@@ -58,7 +58,12 @@ from sqlglot import exp
 
 from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableName
 from workbench_app.engine.dialect import parse_expression
-from workbench_app.engine.duckdb_parse_check import check_expression_functions
+from workbench_app.engine.duckdb_parse_check import (
+    ParseFacts,
+    expression_refusal,
+    expression_statement,
+    parse_facts_many,
+)
 from workbench_app.engine.errors import EngineError
 
 log = logging.getLogger(__name__)
@@ -198,8 +203,12 @@ class TableAccess:
 
     def visible_columns(self) -> list[VisibleColumn]:
         """Columns that exist for the user, in table order."""
+        return list(self._visible_columns)
+
+    @functools.cached_property
+    def _visible_columns(self) -> tuple[VisibleColumn, ...]:
         if self.unrestricted:
-            return [VisibleColumn(c.name, c.data_type, False, c.comment) for c in self.table.columns]
+            return tuple(VisibleColumn(c.name, c.data_type, False, c.comment) for c in self.table.columns)
         visible = []
         for column in self.table.columns:
             lowered = column.name.lower()
@@ -207,7 +216,7 @@ class TableAccess:
             if showing:
                 masked = any(lowered in g.masks for g in showing)
                 visible.append(VisibleColumn(column.name, column.data_type, masked, column.comment))
-        return visible
+        return tuple(visible)
 
 
 # --- evaluation ----------------------------------------------------------------------------
@@ -236,12 +245,19 @@ def _attributes_present(expression: str | None, attributes: Mapping[str, Any]) -
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> exp.Expression:
-    """Parse and validate a rule expression once; ``{{user.x}}`` becomes ``$wbattr_x``.
+@dataclass(frozen=True)
+class _RuleExpression:
+    tree: exp.Expression  # {{user.x}} as $wbattr_x placeholders
+    template: str  # the text DuckDB's parser checks
 
-    Raises EngineError when the expression may not be used (the caller then
-    treats the group as giving no grant).
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> _RuleExpression:
+    """Parse a rule expression once; ``{{user.x}}`` becomes ``$wbattr_x``.
+
+    Raises EngineError when sqlglot's reading already shows that the expression
+    may not be used (the caller then treats the group as giving no grant).
+    Which functions it calls is DuckDB's parser's decision: see :func:`_rule_expression`.
     """
     template = _USER_ATTRIBUTE.sub(lambda m: f" $wbattr_{m.group(1)} ", text)
     tree = parse_expression(template)
@@ -254,16 +270,77 @@ def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> exp.Exp
                 raise EngineError("column_not_found", "A rule names a column the table does not have.")
         if isinstance(node, exp.Placeholder) and not str(node.name).startswith("wbattr_"):
             raise EngineError("variable_error", "A rule may only use {{user.<attribute>}} placeholders.")
-    # DuckDB's parser decides which functions the expression really calls.
-    check_expression_functions(template)
-    return tree
+    return _RuleExpression(tree, template)
+
+
+# DuckDB's parser's verdict on each rule expression template: None when it may be
+# used, else (code, message) of the refusal. Templates are the administrators'
+# texts, so this stays small; it is emptied if it ever grows past the bound.
+_EXPRESSION_VERDICTS: dict[str, tuple[str, str] | None] = {}
+_EXPRESSION_VERDICTS_SIZE = 4096
+_UNCHECKED = object()
+
+
+def _rule_expression(text: str, column_names: tuple[str, ...], unchecked: set[str] | None) -> _RuleExpression:
+    """A usable rule expression, or EngineError.
+
+    DuckDB's parser checks each template once. With ``unchecked`` (a set), a
+    template it has not seen yet is taken as usable and added to the set: the
+    caller owes that check before running anything (the rewrite makes it in
+    the same DuckDB call as the statement's own check, then records it with
+    :func:`record_expression_checks`). Without it, the check is made now.
+    """
+    expression = _parsed_rule_expression(text, column_names)
+    verdict = _EXPRESSION_VERDICTS.get(expression.template, _UNCHECKED)
+    if verdict is _UNCHECKED:
+        if unchecked is not None:
+            unchecked.add(expression.template)
+            return expression
+        facts = parse_facts_many([expression_statement(expression.template)])[0]
+        record_expression_checks({expression.template: facts})
+        verdict = _EXPRESSION_VERDICTS.get(expression.template)
+    if verdict is not None:
+        raise EngineError(*verdict)
+    return expression
+
+
+def record_expression_checks(checked: Mapping[str, ParseFacts]) -> bool:
+    """Keep DuckDB's verdict on rule expression templates; True when one of them is refused."""
+    refused = False
+    if len(_EXPRESSION_VERDICTS) >= _EXPRESSION_VERDICTS_SIZE:
+        _EXPRESSION_VERDICTS.clear()
+    for template, facts in checked.items():
+        refusal = expression_refusal(facts)
+        _EXPRESSION_VERDICTS[template] = None if refusal is None else (refusal.code, refusal.message)
+        refused = refused or refusal is not None
+    return refused
+
+
+def unchecked_expressions(templates: frozenset[str]) -> frozenset[str] | None:
+    """Of these rule expression templates, those DuckDB's parser has not checked yet; None if it refused one."""
+    if not templates:
+        return templates
+    verdicts = {template: _EXPRESSION_VERDICTS.get(template, _UNCHECKED) for template in templates}
+    if any(verdict is not None and verdict is not _UNCHECKED for verdict in verdicts.values()):
+        return None
+    return frozenset(template for template, verdict in verdicts.items() if verdict is _UNCHECKED)
+
+
+def clear_rule_caches() -> None:
+    """Forget parsed rule expressions and their checks (they are rebuilt on next use)."""
+    _parsed_rule_expression.cache_clear()
+    _EXPRESSION_VERDICTS.clear()
 
 
 def _bind_rule_expression(
-    text: str, table: TableInfo, attributes: Mapping[str, Any], sink: ParameterSink | None
+    text: str,
+    table: TableInfo,
+    attributes: Mapping[str, Any],
+    sink: ParameterSink | None,
+    unchecked: set[str] | None,
 ) -> exp.Expression:
     column_names = tuple(column.name.lower() for column in table.columns)
-    tree = _parsed_rule_expression(text, column_names)
+    tree = _rule_expression(text, column_names, unchecked).tree
     if sink is None:
         return tree
     bound = tree.copy()
@@ -278,6 +355,7 @@ def _group_grant(
     table: TableInfo,
     attributes: Mapping[str, Any],
     sink: ParameterSink | None,
+    unchecked: set[str] | None,
 ) -> GroupGrant | None:
     rules = _rules_for(group, table.table)
     if len(rules) > 1:
@@ -298,10 +376,10 @@ def _group_grant(
         return None  # a missing attribute closes this group's access to the table
     try:
         row_filter = (
-            _bind_rule_expression(rule.row_filter, table, attributes, sink) if rule.row_filter else None
+            _bind_rule_expression(rule.row_filter, table, attributes, sink, unchecked) if rule.row_filter else None
         )
         mask_expressions = {
-            name.lower(): _bind_rule_expression(mask.expression, table, attributes, sink)
+            name.lower(): _bind_rule_expression(mask.expression, table, attributes, sink, unchecked)
             for name, mask in rule.masked_columns.items()
             if mask.kind == "expression"
         }
@@ -318,16 +396,21 @@ def _group_grant(
 
 
 def table_access(
-    user: UserContext, table: TableInfo, sink: ParameterSink | None = None
+    user: UserContext,
+    table: TableInfo,
+    sink: ParameterSink | None = None,
+    unchecked: set[str] | None = None,
 ) -> TableAccess | None:
     """The user's combined access to ``table``, or None when the table does not exist for them.
 
     With a ``sink``, attribute values are bound as parameters into the returned
-    expressions; without one, only visibility is decided.
+    expressions; without one, only visibility is decided. With ``unchecked``,
+    rule expressions DuckDB's parser has not checked yet are assumed usable and
+    collected there, for the caller to check (see :func:`_rule_expression`).
     """
     grants = []
     for group in sorted(user.groups, key=lambda g: g.name):
-        grant = _group_grant(group, table, user.attributes, sink)
+        grant = _group_grant(group, table, user.attributes, sink, unchecked)
         if grant is not None:
             grants.append(grant)
     if not grants:
@@ -379,7 +462,7 @@ def rule_problems(rule: TableRule, table: TableInfo) -> list[str]:
         if not text:
             continue
         try:
-            _parsed_rule_expression(text, column_names)
+            _rule_expression(text, column_names, None)
         except EngineError as error:
             problems.append(f"{label}: {error.message}")
     return problems

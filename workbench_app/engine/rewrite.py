@@ -45,7 +45,7 @@ from sqlglot import exp
 
 from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableName, candidate_names
 from workbench_app.engine.dialect import parse_single_statement, render
-from workbench_app.engine.duckdb_parse_check import check_final_statement
+from workbench_app.engine.duckdb_parse_check import check_statement_facts, expression_statement, parse_facts_many
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, TABLE_NOT_FOUND, EngineError
 from workbench_app.engine.permissions import (
     ColumnMask,
@@ -53,7 +53,10 @@ from workbench_app.engine.permissions import (
     ParameterSink,
     TableAccess,
     UserContext,
+    clear_rule_caches,
+    record_expression_checks,
     table_access,
+    unchecked_expressions,
 )
 from workbench_app.engine.statement_policy import check_statement, is_table_function
 
@@ -82,6 +85,10 @@ class RewrittenStatement:
     rewrite_seconds: float = 0.0
 
 
+class _RuleExpressionRefused(Exception):
+    """DuckDB's parser refused a rule expression that a projection was built with."""
+
+
 @dataclass
 class _RewriteState:
     user: UserContext
@@ -93,6 +100,8 @@ class _RewriteState:
     cte_names: dict[int, str] = field(default_factory=dict)  # id(CTE node) -> internal name
     markers: dict[str, "_Projection"] = field(default_factory=dict)  # marker -> projection
     parameters: dict[str, Any] = field(default_factory=dict)
+    #: Rule expressions in the projections that DuckDB's parser has not checked yet.
+    unchecked: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -102,6 +111,14 @@ class _BuildState:
     options: RewriteOptions
     sink: ParameterSink = field(default_factory=ParameterSink)
     salt_parameter: exp.Placeholder | None = None
+    used_row_filters: set[int] = field(default_factory=set)
+
+    def row_filter(self, grant: GroupGrant) -> exp.Expression:
+        """The grant's row filter, bound for this build: itself the first time, then copies."""
+        if id(grant) in self.used_row_filters:
+            return grant.row_filter.copy()  # a node has one parent
+        self.used_row_filters.add(id(grant))
+        return grant.row_filter
 
 
 @dataclass(frozen=True)
@@ -112,6 +129,8 @@ class _Projection:
     unrestricted: bool
     sql: str = ""
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    #: Rule expressions it was built with before DuckDB's parser had checked them.
+    unchecked: frozenset[str] = frozenset()
 
 
 def rewrite_statement(
@@ -131,8 +150,16 @@ def rewrite_statement(
     """
     if len(sql) > MAX_STATEMENT_LENGTH:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is too long.")
+    arguments = (sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
     try:
-        return _rewrite(sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
+        try:
+            return _rewrite(*arguments)
+        except _RuleExpressionRefused:
+            # The groups whose rule DuckDB's parser refused now grant nothing:
+            # build again. Every expression has a verdict now, so this is the last try.
+            return _rewrite(*arguments)
+    except _RuleExpressionRefused:
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.") from None
     except RecursionError:
         # sqlglot, the JSON decoder and the generator all recurse on nesting depth.
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
@@ -178,8 +205,17 @@ def _rewrite(
 
     final_sql = _splice_projections(render(tree), state)
     all_parameters = {**parameters, **state.parameters}
-    check_final_statement(
-        final_sql,
+    # One call to DuckDB's parser for the statement and for the rule expressions
+    # it has not checked yet; their verdicts come first, since a refused one means
+    # a group that should grant nothing was counted in.
+    unchecked = sorted(state.unchecked)
+    statement_facts, *expression_facts = parse_facts_many(
+        [final_sql, *(expression_statement(template) for template in unchecked)]
+    )
+    if record_expression_checks(dict(zip(unchecked, expression_facts))):
+        raise _RuleExpressionRefused()
+    check_statement_facts(
+        statement_facts,
         allowed_tables=state.references,
         allowed_cte_names=state.cte_names.values(),
         allowed_parameters=all_parameters,
@@ -260,7 +296,7 @@ def _resolve(table: exp.Table, state: _RewriteState) -> "_Projection":
         info = state.schema.get(candidate)
         if info is None:
             continue
-        projection = _projection_for(state.user, info, state.options)
+        projection = _projection_for(state.user, info, state.options, state.unchecked)
         if projection is not None:
             state.tables[info.table.key] = info.table
             return projection
@@ -313,6 +349,7 @@ def _splice_projections(sql: str, state: _RewriteState) -> str:
 
 _PROJECTION_CACHE: dict[Any, _Projection | None] = {}
 _PROJECTION_CACHE_SIZE = 4096
+_MISSING = object()
 _CACHE_LOCK = threading.Lock()
 
 
@@ -330,14 +367,28 @@ def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions)
     return (info, tuple(sorted(rules)), attributes, options.mask_salt)
 
 
-def _projection_for(user: UserContext, info: TableInfo, options: RewriteOptions) -> _Projection | None:
-    """The user's projection of a table (cached), or None when the table does not exist for them."""
+def _projection_for(
+    user: UserContext, info: TableInfo, options: RewriteOptions, unchecked: set[str]
+) -> _Projection | None:
+    """The user's projection of a table (cached), or None when the table does not exist for them.
+
+    Rule expressions that DuckDB's parser has not checked yet are added to
+    ``unchecked``: the caller checks them before running anything.
+    """
     key = _projection_key(user, info, options)
     with _CACHE_LOCK:
-        if key in _PROJECTION_CACHE:
-            return _PROJECTION_CACHE[key]
+        cached = _PROJECTION_CACHE.get(key, _MISSING)
+    if cached is not _MISSING:
+        still_unchecked = unchecked_expressions(cached.unchecked) if cached is not None else frozenset()
+        if still_unchecked is not None:
+            unchecked.update(still_unchecked)
+            return cached
+        # Built with an expression that DuckDB's parser has refused since: build it again.
     build = _BuildState(options=options)
-    access = table_access(user, info, build.sink)
+    pending: set[str] = set()
+    access = table_access(user, info, build.sink, pending)
+    # A refused expression only takes a grant away: a table that is invisible or
+    # unrestricted with every expression taken as usable stays so without them.
     if access is None:
         projection = None
     elif access.unrestricted:
@@ -348,12 +399,21 @@ def _projection_for(user: UserContext, info: TableInfo, options: RewriteOptions)
             unrestricted=False,
             sql=f"({render(_projection_select(access, build))})",
             parameters=dict(build.sink.values),
+            unchecked=frozenset(pending),
         )
+        unchecked.update(pending)
     with _CACHE_LOCK:
         if len(_PROJECTION_CACHE) >= _PROJECTION_CACHE_SIZE:
             _PROJECTION_CACHE.clear()
         _PROJECTION_CACHE[key] = projection
     return projection
+
+
+def clear_caches() -> None:
+    """Forget every projection and parsed rule (for tests and the cold benchmark)."""
+    with _CACHE_LOCK:
+        _PROJECTION_CACHE.clear()
+    clear_rule_caches()
 
 
 def _projection_select(access: TableAccess, build: _BuildState) -> exp.Select:
@@ -362,20 +422,23 @@ def _projection_select(access: TableAccess, build: _BuildState) -> exp.Select:
     projections = []
     for column in access.visible_columns():
         expression = _column_expression(column.name, column.data_type, access, build)
-        projections.append(exp.alias_(expression, _quoted(column.name), copy=False))
+        if not (isinstance(expression, exp.Column) and expression.name == column.name and not expression.table):
+            # The column itself keeps its own name; anything else is named after it.
+            expression = exp.alias_(expression, _quoted(column.name), copy=False)
+        projections.append(expression)
     select = exp.Select(expressions=projections).from_(base, copy=False)
-    predicate = _row_predicate(access.grants)
+    predicate = _row_predicate(access.grants, build)
     if predicate is not None:
         select = select.where(predicate, copy=False)
     return select
 
 
-def _row_predicate(grants: tuple[GroupGrant, ...]) -> exp.Expression | None:
+def _row_predicate(grants: tuple[GroupGrant, ...], build: _BuildState) -> exp.Expression | None:
     filters = []
     for grant in grants:
         if grant.row_filter is None:
             return None  # one grant reads every row
-        filters.append(exp.paren(grant.row_filter.copy(), copy=False))
+        filters.append(exp.paren(build.row_filter(grant), copy=False))
     return exp.or_(*filters, copy=False) if len(filters) > 1 else filters[0]
 
 
@@ -406,7 +469,7 @@ def _column_expression(column: str, data_type: str, access: TableAccess, state: 
         value = _apply(column, data_type, kind, mask, grant, state, as_text=mixed_types)
         if grant.row_filter is None:
             return case.else_(value, copy=False) if case.args.get("ifs") else value
-        case = case.when(exp.paren(grant.row_filter.copy(), copy=False), value, copy=False)
+        case = case.when(exp.paren(state.row_filter(grant), copy=False), value, copy=False)
     return case.else_(exp.Null(), copy=False)
 
 
@@ -430,10 +493,10 @@ def _apply(
     if mask.kind == "hash":
         if state.salt_parameter is None:
             state.salt_parameter = state.sink.bind(state.options.mask_salt, "salt")
-        digest = exp.Anonymous(
+        # NULL stays NULL: `||` with a NULL operand is NULL in DuckDB, and so is sha256(NULL).
+        return exp.Anonymous(
             this="sha256", expressions=[exp.DPipe(this=state.salt_parameter.copy(), expression=as_varchar)]
         )
-        return _null_if_null(ref, digest)
     if mask.kind == "partial":
         return _null_if_null(ref, _partial(as_varchar, mask.keep_first, mask.keep_last))
     value = grant.mask_expressions[column.lower()].copy()
