@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from collector_app.collect_api.beacon import BeaconEndpoint
 from collector_app.collect_api.browser import make_browser_blueprint
 from collector_app.collect_api.context import ingestion
 from collector_app.collect_api.server import bp as server_bp
@@ -13,6 +14,7 @@ def register_collect_api(app: Flask) -> None:
     """Register the collection blueprints on the collector app (browser paths from the settings)."""
     app.register_blueprint(server_bp)
     app.register_blueprint(make_browser_blueprint(app.config["ANALYTICS_SETTINGS"]))
+    app.wsgi_app = BeaconEndpoint(app, app.wsgi_app)
 
 
 def start_ingestion(app: Flask) -> None:

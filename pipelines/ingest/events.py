@@ -34,6 +34,8 @@ MAX_EVENTS_PER_REQUEST = 100
 MAX_BROWSER_EVENTS_PER_REQUEST = 50
 MAX_AGE = timedelta(hours=72)
 MAX_CLOCK_SKEW = timedelta(minutes=5)
+# The script sends what it queued at the latest when the page is hidden; older stamps are capped.
+MAX_BATCH_SPAN = timedelta(minutes=30)
 MAX_URL_LENGTH = 2048
 MAX_TITLE_LENGTH = 500
 MAX_USER_AGENT_LENGTH = 1000
@@ -287,12 +289,27 @@ def validate_server_event(event: Any, *, now: datetime, accept_user_id: bool) ->
     return fields
 
 
-def validate_browser_event(event: Any, *, now: datetime) -> dict:
+def browser_event_times(events: list, now: datetime) -> list[datetime]:
+    """The time of each event of one beacon: the time of receipt, less how much earlier than the
+    beacon's latest event the script stamped it (`ts`, capped at MAX_BATCH_SPAN).
+
+    A visitor's clock is not to be trusted, but its offset cancels out of the differences: events
+    keep their order and spacing within a beacon (a click, then the page leave) while the times
+    stay on the server's clock. Events without a usable `ts` are placed at the time of receipt.
+    """
+    stamps = [event.get("ts") if isinstance(event, dict) and _number(event.get("ts")) else None
+              for event in events]
+    latest = max((ts for ts in stamps if ts is not None), default=None)
+    span_ms = MAX_BATCH_SPAN.total_seconds() * 1000
+    return [now if ts is None or ts >= latest else now - timedelta(milliseconds=min(latest - ts, span_ms))
+            for ts in stamps]
+
+
+def validate_browser_event(event: Any, *, now: datetime, occurred_at: datetime | None = None) -> dict:
     """Check one event of the tracking script's payload; returns its fields, or raises EventRefused.
 
-    The event time is the time of receipt: the script sends at most a few seconds late, and a
-    visitor's clock is not to be trusted. `ts` is checked for shape only. Text past its limit is
-    cut, not refused (see the module's docstring).
+    The event time is `occurred_at` (see `browser_event_times`), else the time of receipt `now`.
+    Text past its limit is cut, not refused (see the module's docstring).
     """
     if not isinstance(event, dict):
         raise EventRefused("invalid_type", "an event must be an object")
@@ -307,6 +324,6 @@ def validate_browser_event(event: Any, *, now: datetime) -> dict:
         raise EventRefused("invalid_value", "page_id must be 8 to 64 letters, digits, _ or -")
     if "ts" in event and not _number(event["ts"]):
         raise EventRefused("invalid_type", "ts must be a number (milliseconds since the epoch)")
-    return {"type": kind, "name": name, "occurred_at": now, **_page_fields(event, cut=True),
+    return {"type": kind, "name": name, "occurred_at": occurred_at or now, **_page_fields(event, cut=True),
             "props": _props(event, cut=True), "items": _items(event, cut=True), "language": _language(event),
             "screen": screen, "page_id": page_id}

@@ -23,7 +23,8 @@ from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_server_k
 from pipelines.database.connection import DatabaseUnavailable
 from pipelines.ingest import rate_limits
 from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, load_site_config
-from pipelines.ingest.events import EventRefused, validate_browser_event, validate_server_event
+from pipelines.ingest.events import (EventRefused, browser_event_times, validate_browser_event,
+                                    validate_server_event)
 from pipelines.ingest.rows import derive_row
 from pipelines.ingest.visitors import DailySalts, SaltUnavailable, utc_day
 from pipelines.ingest.writer import IdempotencyRecord, writer_for
@@ -160,9 +161,9 @@ class Ingestion:
             visitor = None
         salt = self.salt_of(now) if ip and not visitor else None
         rows, refused = [], 0
-        for event in events:
+        for event, occurred_at in zip(events, browser_event_times(events, now)):
             try:
-                fields = validate_browser_event(event, now=now)
+                fields = validate_browser_event(event, now=now, occurred_at=occurred_at)
             except EventRefused:
                 refused += 1
                 continue

@@ -247,3 +247,33 @@ def test_browser_text_past_its_limit_is_cut_not_refused(client, shop, db):
     assert outbound["props"] == {"url": ("https://partner.example/" + "b" * 600)[:500], "domain": "partner.example"}
     assert purchase["items"] == [{"id": "I" * 200, "name": "N" * 200, "price": 5, "quantity": 1}]
     assert rejections(db) == {}
+
+
+def test_a_body_past_the_limit_is_refused_with_413_and_counted(client, shop, db):
+    from collector_app.collect_api.beacon import BROWSER_BODY_LIMIT
+
+    padding = "x" * BROWSER_BODY_LIMIT
+    r = beacon(client, {"site": shop.site_id, "events": [pageview(title=padding)]})
+    assert r.status_code == 413 and r.json["error"]["code"] == "payload_too_large"
+    assert set(r.json["error"]) == {"code", "message", "details"}
+    assert events_of(db, shop.site_id) == []
+    assert rejections(db) == {(UNKNOWN_SITE_ID, "invalid_payload"): 1}
+
+
+def test_events_of_one_beacon_keep_their_order_on_the_server_clock(client, shop, db):
+    """The script stamps each event (`ts`, the visitor's clock): the differences place the events
+    of one beacon before its time of receipt, in order; a stamp far older is capped at 30 minutes,
+    an event without one is placed at the time of receipt."""
+    base = 1795300000000
+    r = beacon(client, {"site": shop.site_id, "events": [
+        pageview(ts=base),
+        {"type": "event", "name": "click", "url": f"{ORIGIN}/p", "page_id": PAGE_ID, "ts": base + 2500},
+        {"type": "event", "name": "scroll", "url": f"{ORIGIN}/p", "page_id": PAGE_ID, "ts": base + 4000},
+        {"type": "event", "name": "stale", "url": f"{ORIGIN}/p", "page_id": PAGE_ID, "ts": base - 86_400_000},
+        {"type": "event", "name": "unstamped", "url": f"{ORIGIN}/p", "page_id": PAGE_ID}]})
+    assert r.status_code == 204
+    rows = {row["event_name"]: row for row in events_of(db, shop.site_id)}
+    received = rows["pageview"]["received_at"]
+    assert all(row["received_at"] == received for row in rows.values())
+    offsets = {name: (received - row["occurred_at"]).total_seconds() for name, row in rows.items()}
+    assert offsets == {"pageview": 4.0, "click": 1.5, "scroll": 0.0, "stale": 1800.0, "unstamped": 0.0}
