@@ -49,6 +49,15 @@ class TableInfo:
     columns: tuple[ColumnInfo, ...]
     comment: str | None = None
 
+    def __hash__(self) -> int:
+        # Part of the rewrite's cache keys, looked up for every table reference:
+        # hashing every column each time would cost more than the lookup saves.
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.table, self.columns, self.comment))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (case-insensitive), if any."""
         lowered = name.lower()

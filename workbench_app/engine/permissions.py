@@ -111,10 +111,15 @@ class TableRule:
     hidden_columns: frozenset[str] = frozenset()
     masked_columns: Mapping[str, ColumnMask] = field(default_factory=dict)
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, str, str]:
         """Case-insensitive identity of the table the rule is about."""
         return (self.catalog.lower(), self.schema.lower(), self.table.lower())
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Everything the rule says, as text (part of the rewrite's cache keys)."""
+        return repr(self)
 
     @property
     def is_restricting(self) -> bool:

@@ -102,6 +102,7 @@ class _RewriteState:
     parameters: dict[str, Any] = field(default_factory=dict)
     #: Rule expressions in the projections that DuckDB's parser has not checked yet.
     unchecked: set[str] = field(default_factory=set)
+    attributes_key: str | None = None  # the user's attributes, as part of projection cache keys
 
 
 @dataclass
@@ -296,7 +297,7 @@ def _resolve(table: exp.Table, state: _RewriteState) -> "_Projection":
         info = state.schema.get(candidate)
         if info is None:
             continue
-        projection = _projection_for(state.user, info, state.options, state.unchecked)
+        projection = _projection_for(info, state)
         if projection is not None:
             state.tables[info.table.key] = info.table
             return projection
@@ -353,29 +354,35 @@ _MISSING = object()
 _CACHE_LOCK = threading.Lock()
 
 
-def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions) -> Any:
+def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions, attributes: str) -> Any:
     # Everything the projection depends on: the table's columns, this user's
     # rules for it in each group, their attributes and the mask salt. Editing a
     # rule changes the key, so a cached projection is never stale.
+    table_key = info.table.key
+    catalog = table_key[0]
     rules = []
     for group in user.groups:
-        relevant = tuple(repr(rule) for rule in group.table_rules if rule.key == info.table.key)
-        whole_catalog = info.table.catalog.lower() in {c.lower() for c in group.unrestricted_catalogs}
+        relevant = tuple(rule.fingerprint for rule in group.table_rules if rule.key == table_key)
+        whole_catalog = any(c.lower() == catalog for c in group.unrestricted_catalogs)
         if relevant or whole_catalog:
             rules.append((group.name, whole_catalog, relevant))
-    attributes = repr(sorted(((str(k), repr(v)) for k, v in user.attributes.items())))
     return (info, tuple(sorted(rules)), attributes, options.mask_salt)
 
 
-def _projection_for(
-    user: UserContext, info: TableInfo, options: RewriteOptions, unchecked: set[str]
-) -> _Projection | None:
+def _attributes_key(user: UserContext) -> str:
+    return repr(sorted(((str(k), repr(v)) for k, v in user.attributes.items())))
+
+
+def _projection_for(info: TableInfo, state: _RewriteState) -> _Projection | None:
     """The user's projection of a table (cached), or None when the table does not exist for them.
 
     Rule expressions that DuckDB's parser has not checked yet are added to
-    ``unchecked``: the caller checks them before running anything.
+    ``state.unchecked``: they are checked before anything runs.
     """
-    key = _projection_key(user, info, options)
+    user, options, unchecked = state.user, state.options, state.unchecked
+    if state.attributes_key is None:
+        state.attributes_key = _attributes_key(user)
+    key = _projection_key(user, info, options, state.attributes_key)
     with _CACHE_LOCK:
         cached = _PROJECTION_CACHE.get(key, _MISSING)
     if cached is not _MISSING:

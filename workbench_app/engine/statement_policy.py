@@ -78,10 +78,22 @@ def _check_node(node: exp.Expression, parameters: set[str]) -> None:
         if not is_allowed_function(str(node.name)):
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {str(node.name)!r} is not allowed.")
         return
-    if isinstance(node, (exp.Into, exp.Lock)) or not isinstance(node, _ALLOWED_NODES + _ALLOWED_BASES):
+    if not _allowed_kind(type(node)):
         raise EngineError(
             STATEMENT_NOT_ALLOWED, f"This part of the statement is not allowed ({node.key.upper()})."
         )
+
+
+_ALLOWED_KINDS: dict[type, bool] = {}
+
+
+def _allowed_kind(kind: type) -> bool:
+    # Decided once per node class: the walk meets the same few classes in every statement.
+    allowed = _ALLOWED_KINDS.get(kind)
+    if allowed is None:
+        allowed = not issubclass(kind, (exp.Into, exp.Lock)) and issubclass(kind, _ALLOWED_NODES + _ALLOWED_BASES)
+        _ALLOWED_KINDS[kind] = allowed
+    return allowed
 
 
 def _check_table(table: exp.Table) -> None:
