@@ -275,6 +275,10 @@ def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> _RuleEx
                 raise EngineError("column_not_found", "A rule names a column the table does not have.")
         if isinstance(node, exp.Placeholder) and not str(node.name).startswith("wbattr_"):
             raise EngineError("variable_error", "A rule may only use {{user.<attribute>}} placeholders.")
+    for node in tree.walk():
+        # The parser's position metadata (for error messages) is never needed
+        # again, and deep-copying it triples the cost of binding the tree.
+        node._meta = None
     return _RuleExpression(tree, template)
 
 

@@ -270,7 +270,7 @@ def _enclosing_cte(table: exp.Table, with_: exp.With) -> exp.CTE | None:
 
 
 def _point_at_cte(table: exp.Table, internal_name: str) -> None:
-    original = table.this.copy()
+    original = _same_identifier(table.this)
     table.set("this", exp.to_identifier(internal_name))
     if not table.args.get("alias"):
         table.set("alias", exp.TableAlias(this=original))
@@ -315,11 +315,16 @@ def _quoted(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
+def _same_identifier(identifier: exp.Identifier) -> exp.Identifier:
+    # Not identifier.copy(): that also deep-copies the parser's position metadata.
+    return exp.Identifier(this=identifier.this, quoted=identifier.args.get("quoted"))
+
+
 def _point_at_projection(table: exp.Table, projection: _Projection, state: _RewriteState) -> None:
     """Make a table reference read the projection, keeping its alias, pivots and sample."""
     if not table.args.get("alias"):
         # Qualified column references (events.page) use the name as written.
-        table.set("alias", exp.TableAlias(this=table.this.copy()))
+        table.set("alias", exp.TableAlias(this=_same_identifier(table.this)))
     real = projection.table
     state.references[real.key] = state.references.get(real.key, 0) + 1
     if projection.unrestricted:
