@@ -44,6 +44,32 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):
+        raise SettingsError(f"{name} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+_MEMORY_SIZE = re.compile(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
+
+
+def _memory_size(env: Mapping[str, str], name: str, default: str) -> str:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    value = raw.strip()
+    if not _MEMORY_SIZE.fullmatch(value) or float(re.match(r"[\d.]+", value).group()) <= 0:
+        raise SettingsError(f"{name} must be a memory size such as 512MB or 2GB, got {raw!r}")
+    return value
+
+
 DEFAULT_DOWNLOAD_EXTENSIONS = ("pdf", "zip", "csv", "docx", "xlsx", "pptx", "txt", "dmg", "exe", "gz", "mp3", "mp4")
 
 
@@ -88,6 +114,10 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     download_extensions: tuple[str, ...] = DEFAULT_DOWNLOAD_EXTENSIONS
     search_params: tuple[str, ...] = ("q", "s", "search", "query")
+    # Workbench engine limits, per statement (timeout, rows returned) and per worker (DuckDB memory).
+    workbench_query_timeout_seconds: float = 30.0
+    workbench_row_limit: int = 10_000
+    workbench_memory_limit: str = "1GB"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -112,6 +142,9 @@ class Settings:
             trusted_proxies=_list(env, "ANALYTICS_TRUSTED_PROXIES", ("127.0.0.1", "::1")),
             download_extensions=_list(env, "ANALYTICS_DOWNLOAD_EXTENSIONS", DEFAULT_DOWNLOAD_EXTENSIONS),
             search_params=_list(env, "ANALYTICS_SEARCH_PARAMS", ("q", "s", "search", "query")),
+            workbench_query_timeout_seconds=_positive_seconds(env, "ANALYTICS_WORKBENCH_QUERY_TIMEOUT_SECONDS", 30.0),
+            workbench_row_limit=_positive_int(env, "ANALYTICS_WORKBENCH_ROW_LIMIT", 10_000),
+            workbench_memory_limit=_memory_size(env, "ANALYTICS_WORKBENCH_MEMORY_LIMIT", "1GB"),
         )
 
     @property
