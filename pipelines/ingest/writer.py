@@ -21,7 +21,9 @@ from typing import Any, Callable
 import psycopg
 from psycopg.types.json import Jsonb
 
+from pipelines.admin.privacy_requests import subject_key
 from pipelines.database.connection import DatabaseUnavailable, connect
+from pipelines.ingest.erased import drop_erased
 from pipelines.ingest.rows import COLUMNS, as_rows
 from pipelines.ingest.spool import SpoolSegment, pending_segments, replay_directory
 
@@ -128,14 +130,20 @@ def store_events(conn_or_url: psycopg.Connection | str, rows: Iterable[tuple | M
     return len(rows)
 
 
-def _write_spool_entries(conn: psycopg.Connection, entries: list[dict]) -> int:
-    units = []
-    for entry in entries:
-        record = entry.get("idempotency")
-        units.append(([tuple(row) for row in entry["rows"]], IdempotencyRecord(*record) if record else None,
-                      entry.get("rejections")))
-    duplicate = write_units(conn, units)
-    return sum(len(rows) for (rows, _, _), dup in zip(units, duplicate) if not dup)
+def _spool_writer(subject_key: bytes):
+    """The `write_entries` of spool replay: entries as units, less the rows of people erased since
+    they were spooled (pipelines/ingest/erased.py)."""
+
+    def write_entries(conn: psycopg.Connection, entries: list[dict]) -> int:
+        units = []
+        for entry in entries:
+            record = entry.get("idempotency")
+            rows = drop_erased(conn, [tuple(row) for row in entry["rows"]], subject_key)
+            units.append((rows, IdempotencyRecord(*record) if record else None, entry.get("rejections")))
+        duplicate = write_units(conn, units)
+        return sum(len(rows) for (rows, _, _), dup in zip(units, duplicate) if not dup)
+
+    return write_entries
 
 
 def replay_spool(settings, conn: psycopg.Connection | None = None) -> int:
@@ -149,10 +157,11 @@ def replay_spool(settings, conn: psycopg.Connection | None = None) -> int:
     directory = Path(settings.spool_dir)
     if not pending_segments(directory):
         return 0
+    write_entries = _spool_writer(subject_key(settings))
     if conn is not None:
-        return replay_directory(conn, directory, _write_spool_entries)
+        return replay_directory(conn, directory, write_entries)
     with connect(server_url(settings)) as own:
-        return replay_directory(own, directory, _write_spool_entries)
+        return replay_directory(own, directory, write_entries)
 
 
 def expire_idempotency_keys(conn: psycopg.Connection) -> int:
@@ -186,8 +195,10 @@ class BatchWriter:
     RETRY_SECONDS = 1.0
     MAINTENANCE_SECONDS = 600.0
 
-    def __init__(self, url: Callable[[], str] | str, spool_dir: Path):
+    def __init__(self, url: Callable[[], str] | str, spool_dir: Path, subject_key: Callable[[], bytes]):
         self._url = url if callable(url) else (lambda: url)
+        # The key of erasure requests' subject hashes, read when a replay needs it.
+        self._subject_key = subject_key
         self.spool_dir = Path(spool_dir)
         self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._conn: psycopg.Connection | None = None
@@ -358,7 +369,7 @@ class BatchWriter:
     def _recover(self, conn: psycopg.Connection) -> None:
         """The database answers again: replay the spool (ours included) before new events."""
         self._segment.close()
-        replayed = replay_directory(conn, self.spool_dir, _write_spool_entries)
+        replayed = replay_directory(conn, self.spool_dir, _spool_writer(self._subject_key()))
         if self._down_since is not None:
             _log.info("database back after %.1f s; %d spooled events replayed",
                       time.monotonic() - self._down_since, replayed)
@@ -406,5 +417,5 @@ def writer_for(settings, url: Callable[[], str] | str) -> BatchWriter:
     with _writers_lock:
         writer = _writers.get(key)
         if writer is None:
-            writer = _writers[key] = BatchWriter(url, settings.spool_dir)
+            writer = _writers[key] = BatchWriter(url, settings.spool_dir, lambda: subject_key(settings))
         return writer
