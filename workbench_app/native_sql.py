@@ -2,8 +2,9 @@
 
 Allowed only to people with no restriction at all on that source (a group granting the whole
 catalog without any restricting table rule, or administrators), since no row filter or mask can
-apply to SQL the engine does not rewrite. The source is opened read-only, with a time limit and
-a row limit: PostgreSQL sources (the warehouse as `analytics_reader`) in a read-only transaction,
+apply to SQL the engine does not rewrite. The source is opened read-only, with the engine's time
+limit and row limit (`ANALYTICS_WORKBENCH_QUERY_TIMEOUT_SECONDS`, `ANALYTICS_WORKBENCH_ROW_LIMIT`):
+PostgreSQL sources (the warehouse as `analytics_reader`) in a read-only transaction,
 SQLite files in read-only mode with ATTACH disabled. DuckDB sources speak the engine's own
 dialect and MySQL has no native driver here: both are refused (use the SQL endpoint).
 """
@@ -21,10 +22,6 @@ from workbench_app.query_runner import json_value, open_session
 from workbench_app.records import query_history
 from workbench_app.services import WorkbenchServices
 
-TIMEOUT_SECONDS = 30
-MAX_ROWS = 10_000
-
-
 def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sql: str, *,
                row_limit: int | None = None) -> dict[str, Any]:
     session = open_session(services, identity)
@@ -33,13 +30,15 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
     source = services.catalogs.attached.get(catalog.lower())
     if source is None:
         raise WorkbenchError(404, "table_not_found", "Source not found.")
-    limit = min(row_limit or MAX_ROWS, MAX_ROWS)
+    most = services.settings.workbench_row_limit
+    limit = min(row_limit or most, most)
+    timeout = services.settings.workbench_query_timeout_seconds
     started = time.perf_counter()
     try:
         if source.kind == "postgres":
-            columns, rows = _postgres(source.target, sql, limit)
+            columns, rows = _postgres(source.target, sql, limit, timeout)
         elif source.kind == "sqlite":
-            columns, rows = _sqlite(source.target, sql, limit)
+            columns, rows = _sqlite(source.target, sql, limit, timeout)
         else:
             raise invalid("Native SQL is available for PostgreSQL and SQLite sources; use the SQL endpoint.")
     except WorkbenchError as error:
@@ -52,9 +51,10 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
-def _postgres(conninfo: str, sql: str, limit: int):
+def _postgres(conninfo: str, sql: str, limit: int, timeout: float):
     try:
-        with psycopg.connect(conninfo, connect_timeout=5, options=f"-c statement_timeout={TIMEOUT_SECONDS * 1000}") as conn:
+        with psycopg.connect(conninfo, connect_timeout=5,
+                             options=f"-c statement_timeout={max(1, round(timeout * 1000))}") as conn:
             conn.read_only = True
             with conn.cursor() as cur:
                 # Bytes: sent as written (no client-side parameters); prepared: one statement only, so
@@ -64,22 +64,28 @@ def _postgres(conninfo: str, sql: str, limit: int):
                     return [], []
                 columns = [(column.name, str(column.type_display)) for column in cur.description]
                 return columns, cur.fetchmany(limit + 1)
+    except psycopg.errors.QueryCanceled:
+        raise WorkbenchError(408, "query_timeout", "The query took too long and was stopped.") from None
     except psycopg.Error as error:
         first_line = (str(error).splitlines() or ["the query failed"])[0]
         raise WorkbenchError(400, "query_failed", f"The source refused the query: {first_line}") from None
 
 
-def _sqlite(path: str, sql: str, limit: int):
+def _sqlite(path: str, sql: str, limit: int, timeout: float):
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     try:
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        deadline = time.monotonic() + TIMEOUT_SECONDS
+        deadline = time.monotonic() + timeout
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
         cur = conn.execute(sql)
         if cur.description is None:
             return [], []
         columns = [(column[0], "") for column in cur.description]
         return columns, cur.fetchmany(limit + 1)
+    except sqlite3.OperationalError as error:
+        if time.monotonic() > deadline:  # the progress handler stopped it
+            raise WorkbenchError(408, "query_timeout", "The query took too long and was stopped.") from None
+        raise WorkbenchError(400, "query_failed", f"The source refused the query: {error}") from None
     except sqlite3.Error as error:
         raise WorkbenchError(400, "query_failed", f"The source refused the query: {error}") from None
     finally:

@@ -27,7 +27,11 @@ RETRY_SECONDS = 30.0
 
 
 def engine_settings(settings: Settings) -> EngineSettings:
+    """The engine of one worker, with the limits of the environment (ANALYTICS_WORKBENCH_*)."""
     return EngineSettings(
+        timeout_seconds=settings.workbench_query_timeout_seconds,
+        row_limit=settings.workbench_row_limit,
+        memory_limit=settings.workbench_memory_limit,
         default_catalog=DEFAULT_CATALOG,
         default_schema=catalogs.WAREHOUSE_SCHEMA,
         # Key of `hash` masks: derived for this use, so masked values cannot be reversed by guessing.
