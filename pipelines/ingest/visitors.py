@@ -111,7 +111,8 @@ _TABLET_HINTS = ("ipad", "tablet", "kindle", "silk/", "playbook")
 @functools.lru_cache(maxsize=8192)
 def device_of(user_agent: str) -> Device:
     """The user agent reduced to browser family, OS family and device class
-    (desktop, mobile, tablet or bot). Cached: parsing takes about a millisecond."""
+    (desktop, mobile, tablet or bot). Parsing takes about 10 us with ua-parser's compiled engine
+    (ua-parser-rs; its pure Python one takes 0.6 ms); cached all the same."""
     parsed = ua_parser.parse(user_agent)
     browser = parsed.user_agent.family if parsed.user_agent else None
     os_family = parsed.os.family if parsed.os else None
