@@ -6,7 +6,9 @@ apply to SQL the engine does not rewrite. The source is opened read-only, with t
 limit and row limit (`ANALYTICS_WORKBENCH_QUERY_TIMEOUT_SECONDS`, `ANALYTICS_WORKBENCH_ROW_LIMIT`):
 PostgreSQL sources (the warehouse as `analytics_reader`) in a read-only transaction,
 SQLite files in read-only mode with ATTACH disabled. DuckDB sources speak the engine's own
-dialect and MySQL has no native driver here: both are refused (use the SQL endpoint).
+dialect and MySQL has no native driver here: both are refused (use the SQL endpoint). So is a
+source limited to some schemas, since native SQL would reach the others — except the warehouse
+limited to `analytics`, the one schema its read-only role can read anyway.
 """
 from __future__ import annotations
 
@@ -17,10 +19,13 @@ from typing import Any
 import psycopg
 
 from workbench_app.accounts.identity import Identity
+from workbench_app.engine import CatalogSource
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.query_runner import json_value, open_session
 from workbench_app.records import query_history
 from workbench_app.services import WorkbenchServices
+from workbench_app.sources.catalogs import WAREHOUSE_SCHEMA
+from workbench_app.sources.engine_catalogs import DEFAULT_CATALOG
 
 def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sql: str, *,
                row_limit: int | None = None) -> dict[str, Any]:
@@ -30,6 +35,8 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
     source = services.catalogs.attached.get(catalog.lower())
     if source is None:
         raise WorkbenchError(404, "table_not_found", "Source not found.")
+    if not _schemas_kept_by_the_source(source):
+        raise forbidden("Native SQL is not available for a source limited to some schemas; use the SQL endpoint.")
     most = services.settings.workbench_row_limit
     limit = min(row_limit or most, most)
     timeout = services.settings.workbench_query_timeout_seconds
@@ -49,6 +56,14 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
             "rows": [[json_value(cell) for cell in row] for row in rows[:limit]],
             "row_count": min(len(rows), limit), "truncated": len(rows) > limit,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def _schemas_kept_by_the_source(source: CatalogSource) -> bool:
+    """Whether the source itself keeps native SQL within the schemas the engine shows of it."""
+    if source.schemas is None:
+        return True
+    # The warehouse is read as analytics_reader, which PostgreSQL lets read `analytics` only.
+    return source.name.lower() == DEFAULT_CATALOG and [s.lower() for s in source.schemas] == [WAREHOUSE_SCHEMA]
 
 
 def _postgres(conninfo: str, sql: str, limit: int, timeout: float):

@@ -11,17 +11,8 @@ from workbench_app.query_runner import Session
 
 
 def _visible(session: Session):
-    """The person's tables, without the warehouse's schemas other than its views' schema.
-
-    The read-only role can list the warehouse's other schemas (raw, collect, ...) but read none of
-    them, so they are only noise in a schema browser.
-    """
-    warehouse_schema = (session.engine.settings.default_schema or "").lower()
-    warehouse = (session.engine.settings.default_catalog or "").lower()
-    for info, columns in session.engine.visible_tables(session.user):
-        if info.table.catalog.lower() == warehouse and info.table.schema.lower() != warehouse_schema:
-            continue
-        yield info, columns
+    """The person's tables (the warehouse's schemas other than `analytics` are not even attached)."""
+    return session.engine.visible_tables(session.user)
 
 
 def datasources(session: Session) -> list[dict[str, Any]]:

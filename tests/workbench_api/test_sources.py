@@ -170,3 +170,12 @@ def test_native_sql_only_with_no_restriction_on_the_source(admin, analyst, sqlit
     assert admin.post("/sql/native", {"catalog": "reference",
                                       "sql": f"ATTACH '{sqlite_file}' AS other"}).status_code == 400
     assert ok(admin.post("/sql/native", {"catalog": "reference", "sql": "SELECT count(*) FROM countries"}))["rows"] == [[4]]
+
+
+def test_an_option_or_name_with_a_trailing_newline_is_refused(admin, sqlite_file):
+    # `$` in a pattern also matches before a final newline: values must match whole.
+    refused = admin.post("/sources", {"name": "pg", "kind": "postgres", "options": {
+        "host": "db.example\n", "database": "x", "user": "x"}})
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "host"
+    refused = admin.post("/sources", {"name": "reference\n", "kind": "sqlite", "options": {"path": str(sqlite_file)}})
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "name"

@@ -10,14 +10,20 @@ def test_admin_reads_the_warehouse_view_through_the_engine(admin):
     assert [c["name"] for c in result["columns"]] == ["page", "views"]
 
 
-def test_warehouse_is_read_as_the_reader_role_only(admin):
-    # The table behind the view is outside `analytics`: the reader cannot see it at all.
+def test_warehouse_is_read_as_the_reader_role_only(admin, warehouse):
+    # The table behind the view is outside `analytics`: for the workbench it does not exist.
     refused = admin.post("/sql", {"sql": "SELECT * FROM warehouse.modeled.page_views"})
+    assert refused.status_code == 404 and refused.get_json()["error"]["code"] == "table_not_found"
+    # A view of `analytics` that reads it with the caller's rights: PostgreSQL refuses the reader.
+    warehouse.execute("create view analytics.invoker_views with (security_invoker = true) "
+                      "as select * from modeled.page_views")
+    ok(admin.post("/sources/refresh"))
+    refused = admin.post("/sql", {"sql": "SELECT * FROM invoker_views WHERE region = 'EU'"})
     assert 400 <= refused.status_code < 500
     message = refused.get_json()["error"]["message"]
     assert "permission denied" in message
     # The statement the scanner sent (with pushed-down filters) is not echoed.
-    assert "COPY" not in message and "SELECT" not in message
+    assert "COPY" not in message and "SELECT" not in message and "EU" not in message
 
 
 def test_restricted_user_gets_row_filter_hidden_and_masked_columns(admin, analyst):

@@ -66,8 +66,21 @@ _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access":
                     "hidden_columns": {"type": "array", "items": {"type": "string"}},
                     "masked_columns": {"type": "object", "additionalProperties": _ref("ColumnMask")}},
                    ("catalog", "schema", "table"))
+_SOURCE_OPTIONS = {
+    "type": "object",
+    "description": "Connection options of the source's kind (unknown ones are refused).",
+    "properties": {
+        "host": _TEXT, "port": {"type": "integer", "minimum": 1, "maximum": 65535}, "database": _TEXT,
+        "user": _TEXT, "sslmode": _TEXT, "path": {"type": "string"}, "default_schema": _TEXT,
+        "schemas": {"type": ["array", "null"], "minItems": 1, "maxItems": 100,
+                    "items": {"type": "string", "minLength": 1, "maxLength": 63},
+                    "description": "PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas "
+                                   "exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). "
+                                   "null removes the limit."},
+    },
+}
 _SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files"]},
-                "options": _OBJECT, "password": {"type": "string"}}
+                "options": _SOURCE_OPTIONS, "password": {"type": "string"}}
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 
 
@@ -114,7 +127,7 @@ def _paths() -> dict[str, Any]:
         "/sources/refresh": {"post": op("Refresh sources", "sources")},
         "/sources/{source_id}": {"get": op("Get a source", "sources", params=("source_id",)),
                                  "patch": op("Update a source", "sources", params=("source_id",), body=_body(
-                                     {"options": _OBJECT, "password": {"type": "string"},
+                                     {"options": _SOURCE_OPTIONS, "password": {"type": "string"},
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},

@@ -94,18 +94,38 @@ class CatalogSource:
     or a connection string (``postgres``: libpq key=value or URI; ``mysql``:
     ``host=... user=... database=...``).
     It may hold a password: it is never logged nor put in an error message.
+
+    ``schemas``, when given, are the only schemas whose tables exist (case-insensitive):
+    the others are left out of the engine's snapshot, so for every user they are not in
+    any listing and naming one of their tables is "table not found". The warehouse lists
+    schemas its read-only role cannot read (``raw``, ``collect``...): it keeps ``analytics``.
     """
 
     name: str
     kind: str
     target: str = field(repr=False)
     default_schema: str | None = None
+    schemas: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not _CATALOG_NAME.match(self.name) or self.name.lower() in _RESERVED_CATALOGS:
             raise ValueError(f"invalid catalog name {self.name!r}")
         if self.kind not in SOURCE_KINDS:
             raise ValueError(f"unknown source kind {self.kind!r}")
+        if self.schemas is not None:
+            schemas = tuple(self.schemas)
+            if not schemas or not all(isinstance(name, str) and name for name in schemas):
+                raise ValueError("schemas must name at least one schema")
+            object.__setattr__(self, "schemas", schemas)
+            if self.default_schema and self.default_schema.lower() not in {name.lower() for name in schemas}:
+                raise ValueError(f"default schema {self.default_schema!r} is not among the schemas")
+
+    def has_schema(self, schema: str) -> bool:
+        """Whether tables of ``schema`` exist in this catalog (system schemas never do)."""
+        lowered = schema.lower()
+        if lowered in _SYSTEM_SCHEMAS[self.kind]:
+            return False
+        return self.schemas is None or lowered in {name.lower() for name in self.schemas}
 
 
 @dataclass(frozen=True)
@@ -209,7 +229,7 @@ class _Generation:
         tables: dict[tuple[str, str, str], tuple[TableName, list[ColumnInfo], str | None]] = {}
         for database, schema, table, column, data_type, column_comment, table_comment in rows:
             source = names.get(str(database).lower())
-            if source is None or str(schema).lower() in _SYSTEM_SCHEMAS[source.kind]:
+            if source is None or not source.has_schema(str(schema)):
                 continue
             entry = tables.setdefault(
                 (database, schema, table), (TableName(source.name, schema, table), [], table_comment)

@@ -13,16 +13,28 @@ from workbench_app.sources import credentials
 WAREHOUSE_SCHEMA = "analytics"
 
 
+def schema_allow_list(kind: str, options: dict[str, Any]) -> tuple[str, ...] | None:
+    """The schemas whose tables exist in a source's catalog; None for all of them.
+
+    The warehouse keeps `analytics` unless told otherwise: its read-only role lists the other
+    schemas (raw, collect, ...) but can read none of them.
+    """
+    if options.get("schemas"):
+        return tuple(options["schemas"])
+    return (WAREHOUSE_SCHEMA,) if kind == "warehouse" else None
+
+
 def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
     """The CatalogSource for a stored source row (raises on an unreadable secret or folder)."""
     options, kind, name = source["options"], source["kind"], source["name"]
     password = (credentials.unseal_password(settings, source["source_id"], source["sealed_secret"])
                 if source.get("sealed_secret") else None)
+    schemas = schema_allow_list(kind, options)
     if kind == "warehouse":
         # Read only through the read-only role, whose password is derived from the server secret.
         reader_url = bootstrap.database_urls(settings).reader
         return CatalogSource(name, "postgres", psycopg.conninfo.make_conninfo(reader_url),
-                             default_schema=options.get("default_schema") or WAREHOUSE_SCHEMA)
+                             default_schema=options.get("default_schema") or schemas[0], schemas=schemas)
     if kind == "postgres":
         params = {"host": options["host"], "dbname": options["database"], "user": options["user"]}
         if options.get("port"):
@@ -32,18 +44,23 @@ def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
         if password:
             params["password"] = password
         return CatalogSource(name, "postgres", psycopg.conninfo.make_conninfo(**params),
-                             default_schema=options.get("default_schema"))
+                             default_schema=options.get("default_schema"), schemas=schemas)
     if kind == "mysql":
         parts = [f"host={options['host']}", f"user={options['user']}", f"database={options['database']}"]
         if options.get("port"):
             parts.append(f"port={options['port']}")
         if password:
             parts.append(f"password={password}")
-        return CatalogSource(name, "mysql", " ".join(parts),
-                             default_schema=options.get("default_schema") or options["database"])
+        return CatalogSource(name, "mysql", " ".join(parts), schemas=schemas,
+                             default_schema=options.get("default_schema") or _first(schemas) or options["database"])
     if kind in ("sqlite", "duckdb"):
-        return CatalogSource(name, kind, options["path"], default_schema=options.get("default_schema"))
+        return CatalogSource(name, kind, options["path"], default_schema=options.get("default_schema"),
+                             schemas=schemas)
     if kind == "files":
         # Each CSV, Parquet or JSON file of the folder is a view of the catalog, read at query time.
         return CatalogSource(name, "files", options["path"], default_schema="main")
     raise ValueError(f"unknown source kind {kind!r}")
+
+
+def _first(schemas: tuple[str, ...] | None) -> str | None:
+    return schemas[0] if schemas else None

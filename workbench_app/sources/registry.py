@@ -16,7 +16,7 @@ from pipelines.settings import Settings
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, conflict, invalid, not_found
 from workbench_app.records import audit_log
-from workbench_app.sources import credentials
+from workbench_app.sources import catalogs, credentials
 
 KINDS = ("postgres", "mysql", "sqlite", "duckdb", "files")
 ALL_KINDS = ("warehouse",) + KINDS
@@ -24,17 +24,21 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _RESERVED = {"memory", "system", "temp", "main"}
 # A value that could not break out of a key=value connection string.
 _PLAIN_VALUE = re.compile(r"^[^\s'\"\\=]{1,255}$")
+# Schema names are only ever compared with the source's, never put in SQL.
+_SCHEMA_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,63}$")
 _PUBLIC = "source_id, name, kind, options, sealed_secret is not null as has_password, created_at, updated_at"
 
-# Which options each kind takes, and which are required.
+# Which options each kind takes, and which are required. `schemas` limits a source to those
+# schemas: the tables of the others do not exist in the workbench (see `catalogs.schema_allow_list`).
 OPTIONS = {
-    "postgres": ({"host", "database", "user"}, {"port", "default_schema", "sslmode"}),
-    "mysql": ({"host", "database", "user"}, {"port", "default_schema"}),
+    "postgres": ({"host", "database", "user"}, {"port", "default_schema", "sslmode", "schemas"}),
+    "mysql": ({"host", "database", "user"}, {"port", "default_schema", "schemas"}),
     "sqlite": ({"path"}, set()),
-    "duckdb": ({"path"}, {"default_schema"}),
+    "duckdb": ({"path"}, {"default_schema", "schemas"}),
     "files": ({"path"}, set()),
-    "warehouse": (set(), {"default_schema"}),
+    "warehouse": (set(), {"default_schema", "schemas"}),
 }
+MAX_SCHEMAS = 100
 
 
 def bump_version(conn: psycopg.Connection) -> int:
@@ -64,14 +68,30 @@ def check_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
         elif key == "path":
             if not isinstance(value, str) or not value.startswith("/") or len(value) > 4096 or "\x00" in value:
                 raise invalid("path must be an absolute path on the workbench server.", field="path")
-        elif not isinstance(value, str) or not _PLAIN_VALUE.match(value):
+        elif key == "schemas":
+            value = _schema_list(value)
+        elif not isinstance(value, str) or not _PLAIN_VALUE.fullmatch(value):
             raise invalid(f"{key} must be a plain value without spaces or quotes.", field=key)
         checked[key] = value
+    allowed = catalogs.schema_allow_list(kind, checked)
+    default = checked.get("default_schema")
+    if allowed is not None and default and default.lower() not in {name.lower() for name in allowed}:
+        raise invalid("default_schema must be one of the source's schemas.", field="default_schema")
     return checked
 
 
+def _schema_list(value: Any) -> list[str]:
+    if (not isinstance(value, list) or not 0 < len(value) <= MAX_SCHEMAS
+            or not all(isinstance(name, str) and _SCHEMA_NAME.fullmatch(name) for name in value)):
+        raise invalid(f"schemas must be a list of 1 to {MAX_SCHEMAS} schema names.", field="schemas")
+    unique: dict[str, str] = {}
+    for name in value:
+        unique.setdefault(name.lower(), name)
+    return list(unique.values())
+
+
 def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or not _NAME.match(name) or name.lower() in _RESERVED:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.lower() in _RESERVED:
         raise invalid("name must be a catalog name: a letter or _, then letters, digits or _ (at most 63).",
                       field="name")
     return name
