@@ -110,9 +110,9 @@ def main() -> int:
 
         port = free_port()
         env = {**os.environ, "ANALYTICS_HOME": str(settings.home), "ANALYTICS_DATABASE_URL": urls.analytics,
-               "ANALYTICS_SECRET": settings.server_secret_value, "ANALYTICS_GUNICORN_THREADS": "8"}
+               "ANALYTICS_SECRET": settings.server_secret_value}
         gunicorn = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:analytics_cli.gunicorn_config",
+            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:analytics_cli.gunicorn_collector",
              "-w", str(args.workers), "-b", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
              "collector_app.wsgi:app"],
             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
