@@ -11,6 +11,7 @@ are case-insensitive too while the original spelling is kept for generated SQL.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -57,6 +58,11 @@ class TableInfo:
             cached = hash((self.table, self.columns, self.comment))
             object.__setattr__(self, "_hash", cached)
         return cached
+
+    @functools.cached_property
+    def column_keys(self) -> tuple[str, ...]:
+        """Column names in lower case, in table order (names compare case-insensitively)."""
+        return tuple(column.name.lower() for column in self.columns)
 
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (case-insensitive), if any."""

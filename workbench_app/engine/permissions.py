@@ -214,14 +214,16 @@ class TableAccess:
     def _visible_columns(self) -> tuple[VisibleColumn, ...]:
         if self.unrestricted:
             return tuple(VisibleColumn(c.name, c.data_type, False, c.comment) for c in self.table.columns)
-        visible = []
-        for column in self.table.columns:
-            lowered = column.name.lower()
-            showing = [g for g in self.grants if lowered not in g.hidden]
-            if showing:
-                masked = any(lowered in g.masks for g in showing)
-                visible.append(VisibleColumn(column.name, column.data_type, masked, column.comment))
-        return tuple(visible)
+        if not self.grants:
+            return ()
+        # A column exists if one grant does not hide it; it is masked if one of those masks it.
+        hidden_by_all = frozenset.intersection(*(frozenset(g.hidden) for g in self.grants))
+        masked_by_some = {name for g in self.grants for name in g.masks if name not in g.hidden}
+        return tuple(
+            VisibleColumn(column.name, column.data_type, key in masked_by_some, column.comment)
+            for column, key in zip(self.table.columns, self.table.column_keys)
+            if key not in hidden_by_all
+        )
 
 
 # --- evaluation ----------------------------------------------------------------------------
@@ -348,8 +350,7 @@ def _bind_rule_expression(
     sink: ParameterSink | None,
     unchecked: set[str] | None,
 ) -> exp.Expression:
-    column_names = tuple(column.name.lower() for column in table.columns)
-    tree = _rule_expression(text, column_names, unchecked).tree
+    tree = _rule_expression(text, table.column_keys, unchecked).tree
     if sink is None:
         return tree
     bound = tree.copy()
@@ -454,7 +455,7 @@ def native_sql_allowed(user: UserContext, catalog: str) -> bool:
 def rule_problems(rule: TableRule, table: TableInfo) -> list[str]:
     """Why a rule would grant nothing (for the administration screen); empty when valid."""
     problems = []
-    column_names = tuple(column.name.lower() for column in table.columns)
+    column_names = table.column_keys
     # Not fatal, but a typo here leaves the real column in clear.
     for name in sorted(rule.hidden_columns):
         if name.lower() not in column_names:

@@ -179,12 +179,19 @@ def _rewrite(
     check_statement(tree, allowed_parameters=parameters)
     state = _RewriteState(user=user, schema=schema, options=options)
 
-    for cte in tree.find_all(exp.CTE):
+    ctes: list[exp.CTE] = []
+    tables: list[exp.Table] = []
+    for node in tree.walk():  # one pass, in the order of find_all
+        if isinstance(node, exp.CTE):
+            ctes.append(node)
+        elif isinstance(node, exp.Table):
+            tables.append(node)
+    for cte in ctes:
         state.cte_names[id(cte)] = f"wb_cte_{len(state.cte_names)}"
 
     # Decide every reference on the untouched tree first, then edit it.
     decisions: list[tuple[exp.Table, str, Any]] = []
-    for table in list(tree.find_all(exp.Table)):
+    for table in tables:
         if is_table_function(table):
             continue
         cte = _visible_cte(table)
@@ -198,7 +205,7 @@ def _rewrite(
             _point_at_cte(table, state.cte_names[id(target)])
         else:
             _point_at_projection(table, target, state)
-    for cte in list(tree.find_all(exp.CTE)):
+    for cte in ctes:  # the edits above add no CTE
         _rename_cte(cte, state.cte_names[id(cte)])
 
     if row_limit is not None:
@@ -465,6 +472,9 @@ def _treatment(grant: GroupGrant, column: str) -> tuple[str, Any]:
 
 
 def _column_expression(column: str, data_type: str, access: TableAccess, state: _BuildState) -> exp.Expression:
+    lowered = column.lower()
+    if not any(lowered in g.hidden or lowered in g.masks for g in access.grants):
+        return exp.Column(this=_quoted(column))  # every grant shows it in clear: most columns
     showing = [(g, _treatment(g, column)) for g in access.grants]
     shown = [(g, t) for g, t in showing if t[0] != "hidden"]
     kinds = {(t[0], t[1]) for _, t in showing}
