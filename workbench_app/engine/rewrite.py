@@ -20,7 +20,9 @@ the SQL the engine runs:
 4. render DuckDB SQL without comments and let DuckDB's own parser confirm that
    the exact final text reads only the tables and functions we allowed, each
    restricted table exactly as many times as we put it there
-   (:mod:`duckdb_parse_check`).
+   (:mod:`duckdb_parse_check`). The same call to DuckDB checks the rule
+   expressions (row filters, expression masks) it has not seen yet; if it
+   refuses one, that group grants nothing and the statement is rewritten again.
 
 Each user's projection of a table is built once and cached as text (keyed by
 the table's columns, the user's rules for it, their attributes and the mask
