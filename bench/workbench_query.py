@@ -209,7 +209,8 @@ def bench_rewrite(iterations: int, cold: bool = False) -> None:
     # else the machine is doing (os.getloadavg() is printed to judge that).
     print(f"  CPU time:  p50 {cpu50:.2f} ms   p99 {cpu99:.2f} ms   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     if cold:
-        print("  kept warm (not user-dependent): DuckDB parser connection, sqlglot dialect, allow-lists, column types")
+        print("  kept warm (not user-dependent): DuckDB's parser connection and prepared statement, sqlglot's dialect,")
+        print("  the function allow-lists, parsed column types")
     print(f"  slowest statement (median {statistics.median(per_query[slowest]) * 1000:.2f} ms): {CORPUS[slowest][:90]}...")
     print(
         f"  verdict: wall p99 {'OK' if p99 < 5 else 'OVER TARGET'}, CPU p99 {'OK' if cpu99 < 5 else 'OVER TARGET'}"
