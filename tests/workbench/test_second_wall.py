@@ -7,9 +7,12 @@ statement is refused before the engine's connection sees it.
 
 from __future__ import annotations
 
+import threading
+
+import duckdb
 import pytest
 
-from workbench_app.engine import EngineError
+from workbench_app.engine import EngineError, GroupPermissions, TableRule, UserContext
 from workbench_app.engine import rewrite as rewrite_module
 from workbench_app.engine.duckdb_parse_check import check_final_statement
 
@@ -89,3 +92,33 @@ def test_checker_refuses_everything_if_it_cannot_read_duckdbs_format(monkeypatch
     with pytest.raises(EngineError) as refused:
         check("SELECT 1")
     assert refused.value.code == "statement_not_allowed"
+
+
+@pytest.mark.parametrize("sql", ["SELECT 'a\x00b' FROM events", "SELECT page FROM events -- \x00", "SELECT '\ud800' FROM events"])
+def test_text_duckdb_cannot_take_as_it_is_refused_cleanly(engine, analyst, sql):
+    # DuckDB's parser stops at a NUL and takes UTF-8 only: such text is refused before it,
+    # with an error of ours, never DuckDB's (which would quote the rewritten statement).
+    with pytest.raises(EngineError) as refused:
+        engine.rewrite(sql, analyst)
+    assert refused.value.code == "syntax_error" and "events" not in refused.value.message
+
+
+def test_a_rule_expression_with_a_nul_grants_nothing(engine):
+    group = GroupPermissions("g", table_rules=(TableRule("warehouse", "analytics", "events", row_filter="region = 'EU\x00'"),))
+    with pytest.raises(EngineError) as refused:
+        engine.run("SELECT count(*) FROM events", UserContext("x", (group,), {}))
+    assert refused.value.code == "table_not_found"
+
+
+def test_an_unforeseen_failure_of_the_check_refuses_without_duckdbs_message(monkeypatch):
+    from workbench_app.engine import duckdb_parse_check
+
+    # A connection on which the checker's prepared statement went missing.
+    local = threading.local()
+    local.prepared = {1}
+    connection = duckdb.connect(":memory:")
+    monkeypatch.setattr(duckdb_parse_check, "_local", local)
+    monkeypatch.setattr(duckdb_parse_check, "_parser_connection", lambda: connection)
+    with pytest.raises(EngineError) as refused:
+        check('SELECT secret_filter FROM "warehouse"."analytics"."events"')
+    assert refused.value.code == "statement_not_allowed" and "secret_filter" not in refused.value.message

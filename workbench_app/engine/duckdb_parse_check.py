@@ -80,7 +80,12 @@ def _serialized(texts: Sequence[str]) -> tuple:
         connection.execute(f"PREPARE {name} AS SELECT {columns}")
         _local.prepared.add(len(texts))
     literals = ", ".join("'" + text.replace("'", "''") + "'" for text in texts)
-    documents = connection.execute(f"EXECUTE {name}({literals})").fetchone()
+    try:
+        documents = connection.execute(f"EXECUTE {name}({literals})").fetchone()
+    except (duckdb.Error, UnicodeError):
+        # Not a verdict on the text (that comes back as JSON): something we did not foresee.
+        # Refuse, without DuckDB's message, which quotes the rewritten statement.
+        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.") from None
     if documents is None or len(documents) != len(texts):
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.")
     return documents

@@ -266,6 +266,8 @@ def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> _RuleEx
     may not be used (the caller then treats the group as giving no grant).
     Which functions it calls is DuckDB's parser's decision: see :func:`_rule_expression`.
     """
+    if "\x00" in text:
+        raise EngineError("syntax_error", "A rule expression may not contain a NUL character.")
     template = _USER_ATTRIBUTE.sub(lambda m: f" $wbattr_{m.group(1)} ", text)
     tree = parse_expression(template)
     known = set(column_names)
