@@ -101,7 +101,11 @@ class ColumnMask:
 
 @dataclass(frozen=True)
 class TableRule:
-    """One group's rule for one table (names match case-insensitively)."""
+    """One group's rule for one table (names match case-insensitively).
+
+    Immutable, ``masked_columns`` included: its fingerprint, part of the rewrite's
+    cache keys, is computed once.
+    """
 
     catalog: str
     schema: str
