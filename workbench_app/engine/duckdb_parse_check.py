@@ -63,6 +63,17 @@ def _parser_connection() -> duckdb.DuckDBPyConnection:
     return connection
 
 
+def duckdb_can_read(text: str) -> bool:
+    """Whether DuckDB's parser reads ``text`` whole: it stops at a NUL and takes UTF-8 only."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
 def _serialized(texts: Sequence[str]) -> tuple:
     """DuckDB's JSON reading of each text (``json_serialize_sql``), in one call.
 

@@ -60,6 +60,7 @@ from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableN
 from workbench_app.engine.dialect import parse_expression
 from workbench_app.engine.duckdb_parse_check import (
     ParseFacts,
+    duckdb_can_read,
     expression_refusal,
     expression_statement,
     parse_facts_many,
@@ -270,12 +271,15 @@ def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> _RuleEx
     may not be used (the caller then treats the group as giving no grant).
     Which functions it calls is DuckDB's parser's decision: see :func:`_rule_expression`.
     """
-    if "\x00" in text:
-        raise EngineError("syntax_error", "A rule expression may not contain a NUL character.")
+    if not duckdb_can_read(text):
+        raise EngineError("syntax_error", "A rule expression may not contain a NUL or an invalid character.")
     template = _USER_ATTRIBUTE.sub(lambda m: f" $wbattr_{m.group(1)} ", text)
     tree = parse_expression(template)
     known = set(column_names)
     for node in tree.walk():
+        # The parser's position metadata (for error messages) is never needed
+        # again, and deep-copying it triples the cost of binding the tree.
+        node._meta = None
         if isinstance(node, (exp.Query, exp.Table, exp.Subquery)):
             raise EngineError("statement_not_allowed", "A rule expression may not read other tables.")
         if isinstance(node, exp.Column):
@@ -283,10 +287,6 @@ def _parsed_rule_expression(text: str, column_names: tuple[str, ...]) -> _RuleEx
                 raise EngineError("column_not_found", "A rule names a column the table does not have.")
         if isinstance(node, exp.Placeholder) and not str(node.name).startswith("wbattr_"):
             raise EngineError("variable_error", "A rule may only use {{user.<attribute>}} placeholders.")
-    for node in tree.walk():
-        # The parser's position metadata (for error messages) is never needed
-        # again, and deep-copying it triples the cost of binding the tree.
-        node._meta = None
     return _RuleExpression(tree, template)
 
 

@@ -47,7 +47,12 @@ from sqlglot import exp
 
 from workbench_app.engine.catalog_schema import SchemaCatalog, TableInfo, TableName, candidate_names
 from workbench_app.engine.dialect import parse_single_statement, render
-from workbench_app.engine.duckdb_parse_check import check_statement_facts, expression_statement, parse_facts_many
+from workbench_app.engine.duckdb_parse_check import (
+    check_statement_facts,
+    duckdb_can_read,
+    expression_statement,
+    parse_facts_many,
+)
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, SYNTAX_ERROR, TABLE_NOT_FOUND, EngineError
 from workbench_app.engine.permissions import (
     ColumnMask,
@@ -153,7 +158,7 @@ def rewrite_statement(
     """
     if len(sql) > MAX_STATEMENT_LENGTH:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is too long.")
-    if "\x00" in sql or not _is_utf8(sql):
+    if not duckdb_can_read(sql):
         # DuckDB's parser stops at a NUL and takes UTF-8 only: the text it checks must be ours.
         raise EngineError(SYNTAX_ERROR, "Syntax error: the statement contains a NUL or an invalid character.")
     arguments = (sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
@@ -169,14 +174,6 @@ def rewrite_statement(
     except RecursionError:
         # sqlglot, the JSON decoder and the generator all recurse on nesting depth.
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate
-        return False
-    return True
 
 
 def _rewrite(
