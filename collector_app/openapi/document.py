@@ -383,7 +383,11 @@ def _schemas() -> dict[str, Any]:
                                    "props": {"type": "object"}, "items": {"type": "array"},
                                    "language": {"type": "string"},
                                    "screen": {"type": "string", "enum": ["mobile", "tablet", "desktop"]},
-                                   "page_id": {"type": "string"}, "ts": {"type": "integer"}}}},
+                                   "page_id": {"type": "string"},
+                                   "ts": {"type": "number", "description": (
+                                       "The page's clock, epoch milliseconds. Only differences within one request "
+                                       "count: each event is stored at the time of receipt less how much earlier "
+                                       "than the request's latest event it was stamped (at most 30 minutes).")}}}},
             },
         },
         "SiteConfig": {
@@ -642,8 +646,8 @@ def _paths() -> dict[str, Any]:
                     "400": _error("Not the script's payload (counted as invalid_payload)."),
                     "403": _error("Origin not among the site's domains (counted as origin_not_allowed)."),
                     "404": _error("Unknown site."),
-                    "413": _error("Body too large."),
-                    "429": _error("Too many events from this address."),
+                    "413": _error("Body over 96 KiB (payload_too_large; counted as invalid_payload)."),
+                    "429": _error("Too many events from this address (counted as rate_limited)."),
                     "503": _error("Database unreachable and the spool cannot take the events."),
                 },
             },
