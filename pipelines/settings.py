@@ -18,43 +18,32 @@ class SettingsError(ValueError):
     """A configuration value is present but unusable."""
 
 
-def _port(env: Mapping[str, str], name: str, default: int) -> int:
+def _parsed(env: Mapping[str, str], name: str, default, convert, kind: str, valid, requirement: str):
+    """`env[name]` converted (default when unset or empty); SettingsError naming the variable
+    when it is not `kind` or fails `valid`."""
     raw = env.get(name)
     if raw in (None, ""):
         return default
     try:
-        port = int(raw)
+        value = convert(raw)
     except ValueError:
-        raise SettingsError(f"{name} must be a port number, got {raw!r}") from None
-    if not 0 < port < 65536:
-        raise SettingsError(f"{name} must be between 1 and 65535, got {port}")
-    return port
+        raise SettingsError(f"{name} must be {kind}, got {raw!r}") from None
+    if not valid(value):
+        raise SettingsError(f"{name} must be {requirement}, got {raw!r}")
+    return value
+
+
+def _port(env: Mapping[str, str], name: str, default: int) -> int:
+    return _parsed(env, name, default, int, "a port number", lambda port: 0 < port < 65536, "between 1 and 65535")
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
-    if value <= 0:
-        raise SettingsError(f"{name} must be positive, got {value}")
-    return value
+    return _parsed(env, name, default, int, "a whole number", lambda value: value > 0, "positive")
 
 
 def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not 0 < value < float("inf"):
-        raise SettingsError(f"{name} must be a positive number of seconds, got {raw!r}")
-    return value
+    return _parsed(env, name, default, float, "a number of seconds", lambda value: 0 < value < float("inf"),
+                   "a positive number of seconds")
 
 
 _MEMORY_SIZE = re.compile(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
