@@ -19,28 +19,29 @@ from pipelines.ingest.rows import COLUMNS
 _SITE, _RECEIVED, _VISITOR, _USER = (COLUMNS.index(name) for name in ("site_id", "received_at", "visitor_id", "user_id"))
 
 
-def drop_erased(conn: psycopg.Connection, rows: list[tuple], key: bytes) -> list[tuple]:
-    """`rows` less those of a person (user id or visitor id) whose erasure on the row's site was
-    completed after the row was received."""
-    if not rows:
-        return rows
-    since = min(datetime.fromisoformat(row[_RECEIVED]) for row in rows)
+def drop_erased(conn: psycopg.Connection, batches: list[list[tuple]], key: bytes) -> list[list[tuple]]:
+    """Each batch of `rows` less those of a person (user id or visitor id) whose erasure on the
+    row's site was completed after the row was received. One query for all the batches."""
+    received = [[datetime.fromisoformat(row[_RECEIVED]) for row in rows] for rows in batches]
+    since = min((moment for moments in received for moment in moments), default=None)
+    if since is None:
+        return batches
     erased: dict[tuple[str, bytes], datetime] = {}
     for site_id, hashed, completed_at in conn.execute(
-            """select site_id::text, subject_hash, completed_at from collect.privacy_requests
-                where kind = 'erasure' and state = 'done' and completed_at >= %s""", (since,)):
-        key_ = (site_id, bytes(hashed))
-        erased[key_] = max(completed_at, erased.get(key_, completed_at))
+            """select site_id::text, subject_hash, max(completed_at) from collect.privacy_requests
+                where kind = 'erasure' and state = 'done' and completed_at >= %s
+                group by 1, 2""", (since,)):
+        erased[(site_id, bytes(hashed))] = completed_at
     if not erased:
-        return rows
+        return batches
 
-    def is_erased(row: tuple) -> bool:
-        received = datetime.fromisoformat(row[_RECEIVED])
+    def is_erased(row: tuple, received_at: datetime) -> bool:
         for kind, value in (("user_id", row[_USER]), ("visitor", row[_VISITOR])):
             if value:
                 completed = erased.get((row[_SITE], subject_hash(key, kind, value)))
-                if completed is not None and completed >= received:
+                if completed is not None and completed >= received_at:
                     return True
         return False
 
-    return [row for row in rows if not is_erased(row)]
+    return [[row for row, moment in zip(rows, moments) if not is_erased(row, moment)]
+            for rows, moments in zip(batches, received)]

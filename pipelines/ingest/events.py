@@ -305,11 +305,11 @@ def browser_event_times(events: list, now: datetime) -> list[datetime]:
             for ts in stamps]
 
 
-def validate_browser_event(event: Any, *, now: datetime, occurred_at: datetime | None = None) -> dict:
+def validate_browser_event(event: Any, *, occurred_at: datetime) -> dict:
     """Check one event of the tracking script's payload; returns its fields, or raises EventRefused.
 
-    The event time is `occurred_at` (see `browser_event_times`), else the time of receipt `now`.
-    Text past its limit is cut, not refused (see the module's docstring).
+    The event time is `occurred_at`, on the server's clock (see `browser_event_times`). Text past
+    its limit is cut, not refused (see the module's docstring).
     """
     if not isinstance(event, dict):
         raise EventRefused("invalid_type", "an event must be an object")
@@ -324,6 +324,6 @@ def validate_browser_event(event: Any, *, now: datetime, occurred_at: datetime |
         raise EventRefused("invalid_value", "page_id must be 8 to 64 letters, digits, _ or -")
     if "ts" in event and not _number(event["ts"]):
         raise EventRefused("invalid_type", "ts must be a number (milliseconds since the epoch)")
-    return {"type": kind, "name": name, "occurred_at": occurred_at or now, **_page_fields(event, cut=True),
+    return {"type": kind, "name": name, "occurred_at": occurred_at, **_page_fields(event, cut=True),
             "props": _props(event, cut=True), "items": _items(event, cut=True), "language": _language(event),
             "screen": screen, "page_id": page_id}

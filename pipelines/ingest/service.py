@@ -163,7 +163,7 @@ class Ingestion:
         rows, refused = [], 0
         for event, occurred_at in zip(events, browser_event_times(events, now)):
             try:
-                fields = validate_browser_event(event, now=now, occurred_at=occurred_at)
+                fields = validate_browser_event(event, occurred_at=occurred_at)
             except EventRefused:
                 refused += 1
                 continue

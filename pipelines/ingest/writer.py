@@ -135,11 +135,9 @@ def _spool_writer(subject_key: bytes):
     they were spooled (pipelines/ingest/erased.py)."""
 
     def write_entries(conn: psycopg.Connection, entries: list[dict]) -> int:
-        units = []
-        for entry in entries:
-            record = entry.get("idempotency")
-            rows = drop_erased(conn, [tuple(row) for row in entry["rows"]], subject_key)
-            units.append((rows, IdempotencyRecord(*record) if record else None, entry.get("rejections")))
+        kept = drop_erased(conn, [[tuple(row) for row in entry["rows"]] for entry in entries], subject_key)
+        units = [(rows, IdempotencyRecord(*entry["idempotency"]) if entry.get("idempotency") else None,
+                  entry.get("rejections")) for rows, entry in zip(kept, entries)]
         duplicate = write_units(conn, units)
         return sum(len(rows) for (rows, _, _), dup in zip(units, duplicate) if not dup)
 
