@@ -51,7 +51,7 @@ def get_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: in
 def list_dashboards(conn: psycopg.Connection, identity: Identity) -> list[dict[str, Any]]:
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(f"select {_DASHBOARD} from dashboards order by dashboard_id").fetchall()
-    return [row for row in rows if folders.access_level(conn, identity, row["folder_id"]) is not None]
+    return folders.visible(conn, identity, rows)
 
 
 def create_dashboard(conn: psycopg.Connection, identity: Identity, fields: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,15 @@ def access_level(conn: psycopg.Connection, identity: Identity, folder_id: int) -
     return {2: "edit", 1: "view"}.get(granted)
 
 
+def visible(conn: psycopg.Connection, identity: Identity, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows (each with a `folder_id`) this person may see; each folder is checked once."""
+    levels: dict[int, str | None] = {}
+    for row in rows:
+        if row["folder_id"] not in levels:
+            levels[row["folder_id"]] = access_level(conn, identity, row["folder_id"])
+    return [row for row in rows if levels[row["folder_id"]] is not None]
+
+
 def root_owner(conn: psycopg.Connection, folder_id: int) -> int | None:
     """The owner of the personal tree the folder belongs to, or None for a shared folder."""
     return conn.execute(
@@ -87,8 +96,7 @@ def list_folders(conn: psycopg.Connection, identity: Identity) -> list[dict[str,
     personal_folder(conn, identity)
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute("select folder_id, name, parent_id, owner_id, created_at from folders order by folder_id").fetchall()
-    visible = [row for row in rows if access_level(conn, identity, row["folder_id"]) is not None]
-    return [_describe(conn, identity, row) for row in visible]
+    return [_describe(conn, identity, row) for row in visible(conn, identity, rows)]
 
 
 def get_folder(conn: psycopg.Connection, identity: Identity, folder_id: int) -> dict[str, Any]:

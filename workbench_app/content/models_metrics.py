@@ -40,7 +40,7 @@ def get_model(conn: psycopg.Connection, identity: Identity, model_id: int, level
 def list_models(conn: psycopg.Connection, identity: Identity) -> list[dict[str, Any]]:
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(f"select {_MODEL} from models order by model_id").fetchall()
-    return [row for row in rows if folders.access_level(conn, identity, row["folder_id"]) is not None]
+    return folders.visible(conn, identity, rows)
 
 
 def create_model(conn: psycopg.Connection, identity: Identity, *, name: str, sql: str, description: str = "",

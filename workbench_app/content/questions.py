@@ -68,14 +68,7 @@ def list_questions(conn: psycopg.Connection, identity: Identity, folder_id: int 
                 order by question_id""",
             {"folder": folder_id, "search": search},
         ).fetchall()
-    levels: dict[int, str | None] = {}
-    visible = []
-    for row in rows:
-        if row["folder_id"] not in levels:
-            levels[row["folder_id"]] = folders.access_level(conn, identity, row["folder_id"])
-        if levels[row["folder_id"]] is not None:
-            visible.append(row)
-    return visible
+    return folders.visible(conn, identity, rows)
 
 
 def create_question(conn: psycopg.Connection, identity: Identity, fields: dict[str, Any]) -> dict[str, Any]:
