@@ -27,8 +27,17 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+def error_document(code: str, message: str, details: Any = None) -> dict:
+    """The body of every error answer."""
+    return {"error": {"code": code, "message": message, "details": details if details is not None else {}}}
+
+
+def internal_error() -> ApiError:
+    return ApiError(500, "internal_error", "Something went wrong on our side; the request was not applied.")
+
+
 def error_response(status: int, code: str, message: str, details: Any = None, headers: dict | None = None):
-    response = jsonify({"error": {"code": code, "message": message, "details": details if details is not None else {}}})
+    response = jsonify(error_document(code, message, details))
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -56,4 +65,4 @@ def register_error_handlers(app: Flask) -> None:
     def handle_unexpected(exc: Exception):
         # Logged without the request: its body or headers could hold an address or a secret.
         _log.exception("unexpected error")
-        return error_response(500, "internal_error", "Something went wrong on our side; the request was not applied.")
+        return handle_api_error(internal_error())

@@ -13,5 +13,7 @@ start_ingestion(app)
 # garbage collector's reach: those tens of thousands of long-lived objects (compiled patterns
 # above all) were traversed by every full collection, a pause of about 0.1 s every few seconds
 # under load that every request of the worker waited through.
-is_bot(device_of("Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0").browser)
+_SAMPLE_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+device_of(_SAMPLE_AGENT)
+is_bot(_SAMPLE_AGENT)
 gc.freeze()

@@ -21,7 +21,8 @@ import logging
 from datetime import datetime
 from http import HTTPStatus
 
-from collector_app.collect_api.context import ingestion, parse_json
+from collector_app.collect_api.context import database_unavailable, ingestion, parse_json
+from collector_app.errors import ApiError, error_document, internal_error
 from pipelines.ingest.browser import UNKNOWN_SITE_ID, SiteConfig, client_ip, is_bot
 from pipelines.ingest.events import MAX_BROWSER_EVENTS_PER_REQUEST, VISITOR_COOKIE
 from pipelines.ingest.service import DatabaseDown, utc_now
@@ -46,19 +47,12 @@ class Refusal(Exception):
         self.site, self.headers, self.code = site, headers, code or reason
 
 
-class Unavailable(Exception):
-    """Neither the database nor the spool took the events: not acknowledged, not counted."""
-
-    def __init__(self, site: SiteConfig | None):
-        self.site = site
-
-
 def _minute(now: datetime) -> str:
     return now.replace(second=0, microsecond=0).isoformat()
 
 
 def _error_body(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message, "details": {}}}).encode()
+    return json.dumps(error_document(code, message)).encode()
 
 
 class BeaconEndpoint:
@@ -81,6 +75,7 @@ class BeaconEndpoint:
         service = ingestion(self.flask_app)
         now = utc_now()
         origin = environ.get("HTTP_ORIGIN")
+        site = None
         try:
             site, payload = self._payload(service, environ, origin)
             self._accept(service, environ, site, payload, now)
@@ -90,16 +85,17 @@ class BeaconEndpoint:
                 return 204, self._cors([], refusal.site, origin), b""
             headers = [("Content-Type", "application/json"), *refusal.headers]
             return refusal.status, self._cors(headers, refusal.site, origin), _error_body(refusal.code, refusal.message)
-        except Unavailable as unavailable:
-            headers = [("Content-Type", "application/json"), ("Retry-After", "5")]
-            return 503, self._cors(headers, unavailable.site, origin), _error_body(
-                "database_unavailable", "The database is not reachable; try again shortly.")
+        except ApiError as error:  # database_unavailable(): neither committed nor spooled, not counted
+            return self._error(error, site, origin)
         except Exception:
             # Logged without the request: its body or headers hold an address.
             _log.exception("unexpected error on a beacon")
-            return 500, [("Content-Type", "application/json")], _error_body(
-                "internal_error", "Something went wrong on our side; the request was not applied.")
+            return self._error(internal_error(), None, origin)
         return 204, self._cors([], site, origin), b""
+
+    def _error(self, error: ApiError, site: SiteConfig | None, origin: str | None):
+        headers = [("Content-Type", "application/json"), *error.headers.items()]
+        return error.status, self._cors(headers, site, origin), _error_body(error.code, error.message)
 
     @staticmethod
     def _cors(headers: list, site: SiteConfig | None, origin: str | None) -> list:
@@ -139,7 +135,7 @@ class BeaconEndpoint:
         try:
             site = service.site_config(site_id) if isinstance(site_id, str) else None
         except DatabaseDown:
-            raise Unavailable(None) from None
+            raise database_unavailable() from None
         if site is None:
             raise Refusal(404, "unknown_site", "No site has this id.", UNKNOWN_SITE_ID, count)
         if not site.allows_origin(origin):
@@ -166,12 +162,12 @@ class BeaconEndpoint:
             rows, refused = service.browser_rows(site, events, visitor=payload.get("visitor"), ip=ip,
                                                  user_agent=user_agent, now=now)
         except SaltUnavailable:
-            raise Unavailable(site) from None
+            raise database_unavailable() from None
         rejections = [[site.site_id, "invalid_payload", _minute(now), refused]] if refused else None
         try:
             service.store(rows, rejections=rejections)
         except WriterUnavailable:
-            raise Unavailable(site) from None
+            raise database_unavailable() from None
 
     @staticmethod
     def _count(service, now: datetime, site_id: str, reason: str, events: int) -> None:

@@ -277,3 +277,29 @@ def test_events_of_one_beacon_keep_their_order_on_the_server_clock(client, shop,
     assert all(row["received_at"] == received for row in rows.values())
     offsets = {name: (received - row["occurred_at"]).total_seconds() for name, row in rows.items()}
     assert offsets == {"pageview": 4.0, "click": 1.5, "scroll": 0.0, "stale": 1800.0, "unstamped": 0.0}
+
+
+def test_events_neither_committed_nor_spooled_answer_503_and_a_failure_500(app, client, shop, monkeypatch):
+    """The two answers that acknowledge nothing: the writer could neither commit nor spool
+    (503, retry later, CORS kept for the page's origin), and an unforeseen failure (500); both
+    in the structured shape."""
+    from pipelines.ingest.writer import WriterUnavailable
+
+    service = ingestion(app)
+
+    def unavailable(*args, **kwargs):
+        raise WriterUnavailable("neither committed nor spooled")
+
+    monkeypatch.setattr(service, "store", unavailable)
+    r = beacon(client, {"site": shop.site_id, "events": [pageview()]})
+    assert r.status_code == 503 and r.json["error"]["code"] == "database_unavailable"
+    assert r.headers["Retry-After"] == "5" and r.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("unforeseen")
+
+    monkeypatch.setattr(service, "browser_rows", broken)
+    r = beacon(client, {"site": shop.site_id, "events": [pageview()]})
+    assert r.status_code == 500 and r.json == {"error": {
+        "code": "internal_error", "message": "Something went wrong on our side; the request was not applied.",
+        "details": {}}}
