@@ -1,7 +1,8 @@
 """Benchmark of POST /collect/server: 100-event batches from concurrent clients.
 
 Starts its own embedded PostgreSQL in a temporary directory (default durability settings: fsync
-and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers (gevent, as `analytics up` runs it).
+and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers
+(gevent, as `analytics up` runs it).
 Then, in one run:
 
 1. saturation: concurrent clients post 100-event batches for a fixed time; events/s, p50, p99;
