@@ -31,6 +31,16 @@ items as (
 
 ),
 
+typed as (
+
+    select
+        *,
+        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end as price,
+        case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as quantity
+    from items
+
+),
+
 final as (
 
     select
@@ -41,12 +51,11 @@ final as (
         ordered_at,
         item ->> 'id' as item_id,
         item ->> 'name' as item_name,
-        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end as price,
-        case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as quantity,
-        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end
-            * case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as line_total,
+        price,
+        quantity,
+        price * quantity as line_total,
         currency
-    from items
+    from typed
 
 )
 
