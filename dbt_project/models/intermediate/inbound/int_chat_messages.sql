@@ -32,7 +32,7 @@ per_message as (
 
 ),
 
-final as (
+messages as (
 
     select
         message_id,
@@ -46,29 +46,37 @@ final as (
         deleted_at,
         undelivered_at,
         delivery_error,
+        -- A reason may start with the channel provider's name ("SMTP:550 5.1.1"); null without one.
+        substring(delivery_error from '^([A-Za-z][A-Za-z0-9_-]*)[:./ ]') as delivery_error_prefix,
         is_handoff_message
     from per_message
 
+),
+
+final as (
+
+    select
+        message_id,
+        conversation_id,
+        site_id,
+        message_kind,
+        written_at,
+        message_length,
+        attachment_count,
+        channel,
+        deleted_at is not null as is_deleted,
+        deleted_at,
+        undelivered_at is not null as is_undelivered,
+        undelivered_at,
+        delivery_error,
+        lower(delivery_error_prefix) as delivery_error_provider,
+        case when delivery_error_prefix is not null
+             -- What follows the prefix and its one separator character.
+             then substr(delivery_error, length(delivery_error_prefix) + 2)
+             else delivery_error end as delivery_error_code,
+        is_handoff_message
+    from messages
+
 )
 
-select
-    message_id,
-    conversation_id,
-    site_id,
-    message_kind,
-    written_at,
-    message_length,
-    attachment_count,
-    channel,
-    deleted_at is not null as is_deleted,
-    deleted_at,
-    undelivered_at is not null as is_undelivered,
-    undelivered_at,
-    delivery_error,
-    case when delivery_error ~ '^[A-Za-z][A-Za-z0-9_-]*[:./ ]'
-         then lower(substring(delivery_error from '^([A-Za-z][A-Za-z0-9_-]*)[:./ ]')) end as delivery_error_provider,
-    case when delivery_error ~ '^[A-Za-z][A-Za-z0-9_-]*[:./ ]'
-         then substring(delivery_error from '^[A-Za-z][A-Za-z0-9_-]*[:./ ](.*)$')
-         else delivery_error end as delivery_error_code,
-    is_handoff_message
-from final
+select * from final
