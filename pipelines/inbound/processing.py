@@ -23,7 +23,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -166,6 +166,16 @@ def _order(row: dict[str, Any]) -> tuple:
     return parse_time(row["occurred_at"]), row["inbox_seq"] or 0, row["position"]
 
 
+def _newest(rows: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], Any]) -> dict[Any, dict[str, Any]]:
+    """The newest row (in `_order`) for each `key(row)`."""
+    newest: dict[Any, dict[str, Any]] = {}
+    for row in rows:
+        current = newest.get(key(row))
+        if current is None or _order(row) > _order(current):
+            newest[key(row)] = row
+    return newest
+
+
 def _unique_sorted(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """First occurrence of each event id, sorted by id (the lock order)."""
     seen: dict[str, dict[str, Any]] = {}
@@ -187,13 +197,8 @@ def apply_chat_events(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> i
             on conflict (event_id) do nothing returning event_id""",
         (Jsonb([{k: row[k] for k in _CHAT_NAMES} for row in unique]),)).fetchall()}
     # The newest new event of each conversation moves its state.
-    newest: dict[str, dict[str, Any]] = {}
-    for row in unique:
-        if row["event_id"] not in inserted or not row["conversation_id"] or row["conversation"] is None:
-            continue
-        current = newest.get(row["conversation_id"])
-        if current is None or _order(row) > _order(current):
-            newest[row["conversation_id"]] = row
+    newest = _newest((row for row in unique if row["event_id"] in inserted and row["conversation_id"]
+                      and row["conversation"] is not None), lambda row: row["conversation_id"])
     if not newest:
         return len(inserted)
     oldest: dict[str, str] = {}
@@ -289,14 +294,8 @@ def apply_db_events(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> lis
             select {names} from jsonb_to_recordset(%s) as r({_DB_COLUMNS})
             on conflict (event_id) do nothing returning event_id""",
         (Jsonb([{k: row[k] for k in _DB_NAMES} for row in unique]),)).fetchall()}
-    newest: dict[tuple, dict[str, Any]] = {}
-    for row in unique:
-        if row["event_id"] not in inserted:
-            continue
-        key = (row["tenant"], row["base"], row["table_name"], row["record_id"])
-        current = newest.get(key)
-        if current is None or _order(row) > _order(current):
-            newest[key] = row
+    newest = _newest((row for row in unique if row["event_id"] in inserted),
+                     lambda row: (row["tenant"], row["base"], row["table_name"], row["record_id"]))
     for key in sorted(newest):
         row = newest[key]
         deleted = row["event_type"] == "record.deleted"
