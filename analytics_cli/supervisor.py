@@ -85,14 +85,18 @@ def _bin(name: str) -> str:
     return str(candidate) if candidate.exists() else name
 
 
+def collector_command(workers: int, bind: str, *options: str) -> list[str]:
+    """The collector under gunicorn as `analytics up` runs it (gevent workers, connections and
+    access log from analytics_cli/gunicorn_collector.py). Tests and benchmarks start it this way."""
+    return [_bin("gunicorn"), "-c", "python:analytics_cli.gunicorn_collector", "-w", str(workers), "-b", bind,
+            *options, "collector_app.wsgi:app"]
+
+
 def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     host = settings.bind_host
     gunicorn_config = "python:analytics_cli.gunicorn_config"
     children = [
-        Child("collector", [_bin("gunicorn"), "-c", "python:analytics_cli.gunicorn_collector",
-                            "-w", str(settings.collector_workers),
-                            "--worker-connections", str(settings.collector_connections),
-                            "-b", f"{host}:{settings.collector_port}", "collector_app.wsgi:app"],
+        Child("collector", collector_command(settings.collector_workers, f"{host}:{settings.collector_port}"),
               f"http://{host}:{settings.collector_port}", f"http://{host}:{settings.collector_port}/healthz"),
         Child("workbench", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.workbench_workers),
                             "-b", f"{host}:{settings.workbench_port}", "workbench_app.wsgi:app"],

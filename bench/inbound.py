@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
 import requests  # noqa: E402
 
+from analytics_cli.supervisor import collector_command  # noqa: E402
 from pipelines.database import bootstrap, embedded  # noqa: E402
 from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable  # noqa: E402
 from pipelines.inbound import signatures, sources  # noqa: E402
@@ -112,9 +113,7 @@ def main() -> int:
         env = {**os.environ, "ANALYTICS_HOME": str(settings.home), "ANALYTICS_DATABASE_URL": urls.analytics,
                "ANALYTICS_SECRET": settings.server_secret_value}
         gunicorn = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:analytics_cli.gunicorn_collector",
-             "-w", str(args.workers), "-b", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
-             "collector_app.wsgi:app"],
+            collector_command(args.workers, f"127.0.0.1:{port}", "--access-logfile", "/dev/null"),
             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

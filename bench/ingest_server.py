@@ -23,7 +23,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import psycopg
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from analytics_cli.supervisor import collector_command  # noqa: E402
 from pipelines.admin.server_keys import create_server_key  # noqa: E402
 from pipelines.database import connection, embedded, migrate  # noqa: E402
 from pipelines.ingest.events import validate_server_event  # noqa: E402
@@ -278,8 +278,7 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Ite
                "ANALYTICS_SECRET": "bench-secret"}
         with (root / "gunicorn.log").open("w") as log:
             server = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", str(workers),
-                 "--access-logfile", "/dev/null", "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
+                collector_command(workers, f"127.0.0.1:{port}", "--access-logfile", "/dev/null"),
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(port)
         yield Collector(port, url, str(site_id), secret, pgdata, server)

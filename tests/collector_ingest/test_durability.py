@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -20,6 +19,7 @@ import psycopg
 import pytest
 import requests
 
+from analytics_cli.supervisor import collector_command
 from pipelines.admin.server_keys import create_server_key
 from pipelines.database import connection, embedded, migrate
 from tests.conftest import free_port
@@ -114,8 +114,7 @@ def test_no_acknowledged_event_is_lost_when_the_database_restarts(tmp_path):
                "ANALYTICS_SECRET": "durability-test-secret"}
         with log_path.open("w") as log:
             server = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", "2",
-                 "-b", f"127.0.0.1:{port}", "collector_app.wsgi:app"],
+                collector_command(2, f"127.0.0.1:{port}"),
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         _wait(lambda: _healthy(base), 30, "the collector")

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 import requests
 from psycopg.rows import dict_row
 
+from analytics_cli.supervisor import collector_command
 from pipelines.admin import admin_tokens
 from tests.conftest import REPO_ROOT, TEST_SECRET, clone_template, drop_database, free_port
 from tests.tracker.conftest import (  # noqa: F401  (fixtures reused as they are)
@@ -55,8 +55,7 @@ class RealCollector:
                "ANALYTICS_SECRET": TEST_SECRET}
         with self.log_path.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "python:analytics_cli.gunicorn_collector", "-w", "2",
-                 "-b", f"127.0.0.1:{self.port}", "collector_app.wsgi:app"],
+                collector_command(2, f"127.0.0.1:{self.port}"),
                 cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         self._await(self._healthy, 30, "the collector to answer /healthz")
         return self
