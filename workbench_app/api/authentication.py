@@ -27,14 +27,19 @@ def bearer_secret(header: str | None) -> str | None:
     return secret.strip() if scheme.lower() == "bearer" and secret.strip() else None
 
 
+def authenticate_bearer(workbench: WorkbenchServices, header: str | None) -> Identity:
+    """The identity behind an `Authorization: Bearer` header (API and tool server alike); 401 otherwise."""
+    secret = bearer_secret(header)
+    if secret is None:
+        raise WorkbenchError(401, "unauthorized", "A valid API token is required (Authorization: Bearer <token>).")
+    with workbench.transaction() as conn:
+        return api_tokens.authenticate(conn, secret)
+
+
 def authenticate_request():
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
-    secret = bearer_secret(request.headers.get("Authorization"))
-    if secret is None:
-        raise WorkbenchError(401, "unauthorized", "A valid API token is required (Authorization: Bearer <token>).")
-    with services().transaction() as conn:
-        g.identity = api_tokens.authenticate(conn, secret)
+    g.identity = authenticate_bearer(services(), request.headers.get("Authorization"))
     return None
 
 

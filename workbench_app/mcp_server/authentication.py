@@ -5,8 +5,7 @@ import json
 
 import anyio.to_thread
 
-from workbench_app.accounts import api_tokens
-from workbench_app.api.authentication import bearer_secret
+from workbench_app.api.authentication import authenticate_bearer
 from workbench_app.errors import WorkbenchError
 from workbench_app.services import WorkbenchServices
 
@@ -22,13 +21,6 @@ class BearerTokenMiddleware:
         self.app = app
         self.services = services
 
-    def _authenticate(self, header: str | None):
-        secret = bearer_secret(header)
-        if secret is None:
-            raise WorkbenchError(401, "unauthorized", "A valid API token is required (Authorization: Bearer <token>).")
-        with self.services.transaction() as conn:
-            return api_tokens.authenticate(conn, secret)
-
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -36,7 +28,7 @@ class BearerTokenMiddleware:
         header = next((value.decode("latin-1") for name, value in scope.get("headers", [])
                        if name.lower() == b"authorization"), None)
         try:
-            identity = await anyio.to_thread.run_sync(self._authenticate, header)
+            identity = await anyio.to_thread.run_sync(authenticate_bearer, self.services, header)
         except WorkbenchError as error:
             body = json.dumps({"error": error.as_dict()}).encode()
             headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
