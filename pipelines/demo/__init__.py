@@ -1,6 +1,6 @@
 """Demo data: a shop with its metadata and 90 days of realistic traffic.
 
-`create_demo(settings, send_recent)` creates the site (`site.py`), writes the older days through
+`create_demo(url, send_recent)` creates the site (`site.py`), writes the older days through
 the ingestion code (`pipelines.ingest.derive_row` and `store_events`, as an import would) and
 hands the last 72 hours to `send_recent`, which posts them to the real `POST /collect/server`
 endpoint (the server API refuses events older than 72 hours). Building the views is the

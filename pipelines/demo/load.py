@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import psycopg
 
 from pipelines import partitions
+from pipelines.database import connection
 from pipelines.demo.site import create_demo_site
 from pipelines.demo.traffic import demo_traffic
 from pipelines.ingest import derive_row, store_events
@@ -57,15 +58,15 @@ def create_demo(url: str, send_recent: RecentSender, days: int = 90, seed: int =
     rng = random.Random(seed)
     now = datetime.now(timezone.utc)
     today = now.date()
-    with psycopg.connect(url) as conn:
+    with connection.connect(url) as conn:
         with conn.transaction():
             site_id, secret = create_demo_site(conn, DEMO_SITE_NAME, today)
         conn.commit()
-    with psycopg.connect(url, autocommit=True) as conn:
+    with connection.connect(url, autocommit=True) as conn:
         partitions.ensure_partitions(conn, months_back=days // 28 + 2)
     cutoff = now - API_WINDOW
     imported, recent, batch = 0, [], []
-    with psycopg.connect(url) as conn:
+    with connection.connect(url) as conn:
         for visit in demo_traffic(today, days, rng):
             for event in visit:
                 if event["at"] >= cutoff:
