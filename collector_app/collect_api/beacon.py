@@ -51,6 +51,11 @@ def _minute(now: datetime) -> str:
     return now.replace(second=0, microsecond=0).isoformat()
 
 
+def _too_large() -> Refusal:
+    return Refusal(413, "invalid_payload", f"The body is larger than {BROWSER_BODY_LIMIT} bytes.", UNKNOWN_SITE_ID, 1,
+                   code="payload_too_large")
+
+
 def _error_body(code: str, message: str) -> bytes:
     return json.dumps(error_document(code, message)).encode()
 
@@ -107,18 +112,16 @@ class BeaconEndpoint:
     @staticmethod
     def _body(environ) -> bytes:
         """The body, at most BROWSER_BODY_LIMIT bytes (a Refusal with 413 beyond)."""
-        too_large = Refusal(413, "invalid_payload", f"The body is larger than {BROWSER_BODY_LIMIT} bytes.",
-                            UNKNOWN_SITE_ID, 1, code="payload_too_large")
         try:
             declared = int(environ.get("CONTENT_LENGTH") or -1)
         except ValueError:
             declared = -1
         if declared > BROWSER_BODY_LIMIT:
-            raise too_large
+            raise _too_large()
         stream = environ["wsgi.input"]
         body = stream.read(declared) if declared >= 0 else stream.read(BROWSER_BODY_LIMIT + 1)
         if len(body) > BROWSER_BODY_LIMIT:
-            raise too_large
+            raise _too_large()
         return body
 
     def _payload(self, service, environ, origin: str | None) -> tuple[SiteConfig, dict]:
