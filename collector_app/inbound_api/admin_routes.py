@@ -7,11 +7,12 @@ GET /inbound-sources/<id>/figures, GET /inbound-sources/<id>/quarantine.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response
 
 from collector_app.admin_api import require_admin_token
-from collector_app.admin_api.http import actor, json_body, respond
+from collector_app.admin_api.http import actor, json_body, no_content, respond
 from collector_app.database import transaction
+from collector_app.inbound_api.receivers import sealing_key
 from pipelines.inbound import sources
 
 blueprint = Blueprint("inbound_sources", __name__, url_prefix="/api/v1")
@@ -23,15 +24,11 @@ def _respond(value, status: int = 200) -> Response:
     return respond(value, status, {"Cache-Control": "no-store"})
 
 
-def _key() -> bytes:
-    return sources.sealing_key(current_app.config["ANALYTICS_SETTINGS"])
-
-
 @blueprint.post("/inbound-sources")
 def create_source():
     body = json_body()
     with transaction() as conn:
-        record = sources.create_source(conn, _key(), body, actor=actor())
+        record = sources.create_source(conn, sealing_key(), body, actor=actor())
     response = _respond(record, 201)
     response.headers["Location"] = f"/api/v1/inbound-sources/{record['id']}"
     return response
@@ -53,21 +50,21 @@ def get_source(source_id: str):
 def update_source(source_id: str):
     body = json_body()
     with transaction() as conn:
-        return _respond(sources.update_source(conn, _key(), source_id, body, actor=actor()))
+        return _respond(sources.update_source(conn, sealing_key(), source_id, body, actor=actor()))
 
 
 @blueprint.delete("/inbound-sources/<source_id>")
 def delete_source(source_id: str):
     with transaction() as conn:
         sources.delete_source(conn, source_id, actor=actor())
-    return Response(status=204)
+    return no_content()
 
 
 @blueprint.post("/inbound-sources/<source_id>/secrets")
 def add_secret(source_id: str):
     body = json_body()
     with transaction() as conn:
-        return _respond(sources.add_secret(conn, _key(), source_id, body, actor=actor()), 201)
+        return _respond(sources.add_secret(conn, sealing_key(), source_id, body, actor=actor()), 201)
 
 
 @blueprint.delete("/inbound-sources/<source_id>/secrets/<secret_id>")

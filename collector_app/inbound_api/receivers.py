@@ -27,7 +27,8 @@ _READ_CHUNK = 256 * 1024
 _key_lock = threading.Lock()
 
 
-def _sealing_key() -> bytes:
+def sealing_key() -> bytes:
+    """The app's key sealing inbound secrets, derived once (the server secret may live in a file)."""
     key = current_app.extensions.get("inbound_sealing_key")
     if key is None:
         with _key_lock:
@@ -96,7 +97,7 @@ def _receive(source_id: str, kind: str, scheme: SignatureScheme):
     received = current_app.config.get("INBOUND_CLOCK", time.time)()
     try:
         with _Storage() as conn:
-            source = sources.receiver_source(conn, _sealing_key(), source_id, kind)
+            source = sources.receiver_source(conn, sealing_key(), source_id, kind)
     except UnsealError:
         # The server secret changed since the source was configured: our fault, not the sender's.
         # A 503 keeps the sender retrying while an operator restores the secret.
