@@ -17,6 +17,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from pipelines import audit
+from pipelines.admin import validation
 from pipelines.admin._records import parse_id, require_site
 from pipelines.admin.errors import InvalidInput, NotFound
 
@@ -152,11 +153,8 @@ def update_server_key(conn: psycopg.Connection, site_id: object, key_id: object,
     `server_key.updated`. The secret and the state do not change here."""
     site = require_site(conn, site_id)
     current = get_server_key(conn, site, key_id)
-    if not isinstance(body, dict):
-        raise InvalidInput("the body must be a JSON object", {"field": "body"})
-    unknown = sorted(set(body) - {"name", "rate_limit_per_minute"})
-    if unknown:
-        raise InvalidInput(f"unknown field: {unknown[0]}", {"field": unknown[0], "unknown": unknown})
+    body = validation.require_object(body)
+    validation.reject_unknown(body, ("name", "rate_limit_per_minute"))
     changes = {}
     if "name" in body:
         changes["name"] = _validated_name(body["name"])
