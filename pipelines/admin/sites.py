@@ -171,20 +171,18 @@ def update_site(conn: psycopg.Connection, site_id: object, body: Any, *, actor: 
     `site.updated` with the new values."""
     site = require_site(conn, site_id, lock=True)
     values = _validated(body, partial=True)
+    # A given `domains` is always a list (`_domains` refuses anything else, null included).
     columns = [field for field in values if field != "domains"]
-    if any(values[field] is None for field in columns):
-        missing = next(field for field in columns if values[field] is None)
+    missing = next((field for field in columns if values[field] is None), None)
+    if missing is not None:
         raise InvalidInput(f"{missing} cannot be null", {"field": missing})
-    if "domains" in values and values["domains"] is None:
-        raise InvalidInput("domains cannot be null", {"field": "domains"})
-    if columns:
-        assignments = sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns)
-        conn.execute(sql.SQL("update collect.sites set {}, updated_at = now() where site_id = %s").format(assignments),
-                     [values[column] for column in columns] + [site])
-    if "domains" in values:
-        _write_domains(conn, site, values["domains"])
-        conn.execute("update collect.sites set updated_at = now() where site_id = %s", (site,))
     if values:
+        assignments = [sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns]
+        conn.execute(sql.SQL("update collect.sites set {} where site_id = %s").format(
+                         sql.SQL(", ").join([*assignments, sql.SQL("updated_at = now()")])),
+                     [values[column] for column in columns] + [site])
+        if "domains" in values:
+            _write_domains(conn, site, values["domains"])
         audit.record(conn, actor, "site.updated", str(site), values)
     return get_site(conn, site)
 
@@ -192,8 +190,7 @@ def update_site(conn: psycopg.Connection, site_id: object, body: Any, *, actor: 
 def delete_site(conn: psycopg.Connection, site_id: object, *, actor: str) -> None:
     """Delete a site, its metadata, keys and requests (cascade) and its raw events."""
     site = require_site(conn, site_id, lock=True)
-    name = conn.execute("select name from collect.sites where site_id = %s", (site,)).fetchone()[0]
     conn.execute("delete from raw.events where site_id = %s", (site,))
     conn.execute("delete from collect.rejections where site_id = %s", (site,))
-    conn.execute("delete from collect.sites where site_id = %s", (site,))
+    name = conn.execute("delete from collect.sites where site_id = %s returning name", (site,)).fetchone()[0]
     audit.record(conn, actor, "site.deleted", str(site), {"name": name})
