@@ -5,7 +5,7 @@ from typing import Any
 
 from flask.json.provider import DefaultJSONProvider
 
-from workbench_app.query_runner import json_value
+from workbench_app.engine import jsonable
 
 
 class WorkbenchJSONProvider(DefaultJSONProvider):
@@ -13,7 +13,7 @@ class WorkbenchJSONProvider(DefaultJSONProvider):
 
     @staticmethod
     def default(value: Any) -> Any:
-        converted = json_value(value)
+        converted = jsonable(value)
         if converted is value:
             return DefaultJSONProvider.default(value)
         return converted

@@ -19,9 +19,9 @@ from typing import Any
 import psycopg
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.engine import CatalogSource
+from workbench_app.engine import CatalogSource, jsonable
 from workbench_app.errors import WorkbenchError, forbidden, invalid
-from workbench_app.query_runner import json_value, open_session
+from workbench_app.query_runner import open_session
 from workbench_app.records import query_history
 from workbench_app.services import WorkbenchServices
 from workbench_app.sources.catalogs import WAREHOUSE_SCHEMA
@@ -53,7 +53,7 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
         raise
     _record(services, identity, sql, started, min(len(rows), limit), "ok", None)
     return {"columns": [{"name": name, "type": kind} for name, kind in columns],
-            "rows": [[json_value(cell) for cell in row] for row in rows[:limit]],
+            "rows": [[jsonable(cell) for cell in row] for row in rows[:limit]],
             "row_count": min(len(rows), limit), "truncated": len(rows) > limit,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.engine import EngineError, UserContext, WorkbenchEngine, jsonable
+from workbench_app.engine import EngineError, UserContext, WorkbenchEngine
 from workbench_app.errors import WorkbenchError
 from workbench_app.permission_rules import user_context
 from workbench_app.records import query_history
@@ -50,11 +50,6 @@ def public_message(message: str) -> str:
     _, marker, remote = message.rpartition("ERROR:")
     detail = remote.strip() if marker else ""
     return "The source refused the query" + (f": {detail}" if detail else ".")
-
-
-def json_value(value: Any) -> Any:
-    """A value as JSON, in the engine's one form for result values (API, tools, UI alike)."""
-    return jsonable(value)
 
 
 def run_for(services: WorkbenchServices, identity: Identity, sql: str, *, origin: str,

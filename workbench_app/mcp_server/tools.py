@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from workbench_app import schema_browser
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards, models_metrics, questions
+from workbench_app.engine import jsonable
 from workbench_app.errors import WorkbenchError
 from workbench_app.query_runner import open_session, run_for
 from workbench_app.services import WorkbenchServices
@@ -127,7 +128,7 @@ def build_tool_server(services: WorkbenchServices) -> MCPServer:
                                                            origin=ORIGIN, row_limit=100)
                     except WorkbenchError as error:
                         card["error"] = error.as_dict()
-            return _json_ready(dashboard)
+            return jsonable(dashboard)
         return guarded(work)
 
     @server.tool()
@@ -165,8 +166,3 @@ def _vega_type(duckdb_type: str) -> str:
     if "DATE" in upper or "TIME" in upper:
         return "temporal"
     return "nominal"
-
-
-def _json_ready(value: Any) -> Any:
-    from workbench_app.query_runner import json_value
-    return json_value(value)
