@@ -108,6 +108,13 @@ def signal_deleted_ids(data: str) -> list[str]:
     return found
 
 
+def _table_fields(config: FollowerConfig) -> dict[str, Any]:
+    """The fields of a raw.db_events row that a follower's changes share: its source and table."""
+    return {"source_id": str(config.source_id), "site_id": str(config.site_id) if config.site_id else None,
+            "inbox_seq": 0, "delivery_id": None, "tenant": config.tenant, "base": config.base,
+            "table_name": config.table, "actor_kind": None}
+
+
 def apply_read_rows(conn: psycopg.Connection, config: FollowerConfig, rows: Iterable[dict[str, Any]],
                     via: str) -> int:
     """Record the rows read back as changes against the stored state. Returns the new changes."""
@@ -136,12 +143,10 @@ def apply_read_rows(conn: psycopg.Connection, config: FollowerConfig, rows: Iter
         changed = sorted(k for k in set(after) | set(before or {}) if (before or {}).get(k) != after.get(k)) \
             if before is not None else sorted(after)
         events.append({
-            "event_id": change_id(config, record_id, updated.isoformat()), "via": via,
+            **_table_fields(config), "event_id": change_id(config, record_id, updated.isoformat()), "via": via,
             "event_type": "record.updated" if before is not None else "record.created",
-            "occurred_at": updated.isoformat(), "source_id": str(config.source_id),
-            "site_id": str(config.site_id) if config.site_id else None, "inbox_seq": 0, "delivery_id": None,
-            "tenant": config.tenant, "base": config.base, "table_name": config.table, "record_id": record_id,
-            "actor_kind": None, "before": before, "after": after, "changed": changed, "position": position,
+            "occurred_at": updated.isoformat(), "record_id": record_id, "before": before, "after": after,
+            "changed": changed, "position": position,
         })
     return len(apply_db_events(conn, events))
 
@@ -157,11 +162,9 @@ def apply_deletions(conn: psycopg.Connection, config: FollowerConfig, record_ids
         (config.tenant, config.base, config.table, ids)).fetchall()
     now = dt.datetime.now(dt.timezone.utc)
     events = [{
-        "event_id": change_id(config, record_id, "deleted-after:" + state_event_id), "via": via,
-        "event_type": "record.deleted", "occurred_at": now.isoformat(), "source_id": str(config.source_id),
-        "site_id": str(config.site_id) if config.site_id else None, "inbox_seq": 0, "delivery_id": None,
-        "tenant": config.tenant, "base": config.base, "table_name": config.table, "record_id": record_id,
-        "actor_kind": None, "before": data, "after": None, "changed": sorted(data or {}), "position": position,
+        **_table_fields(config), "event_id": change_id(config, record_id, "deleted-after:" + state_event_id),
+        "via": via, "event_type": "record.deleted", "occurred_at": now.isoformat(), "record_id": record_id,
+        "before": data, "after": None, "changed": sorted(data or {}), "position": position,
     } for position, (record_id, data, state_event_id) in enumerate(stored)]
     return len(apply_db_events(conn, events))
 
