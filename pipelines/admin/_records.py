@@ -1,6 +1,7 @@
 """Small shared pieces of the admin modules: identifier parsing and site look-up."""
 from __future__ import annotations
 
+import re
 import uuid
 
 import psycopg
@@ -16,6 +17,14 @@ def parse_id(value: object, what: str) -> uuid.UUID:
         return uuid.UUID(str(value))
     except (ValueError, AttributeError, TypeError):
         raise NotFound(f"{what} not found", {"id": str(value)[:100]}) from None
+
+
+def known_name(name: object, pattern: re.Pattern, what: str) -> str:
+    """A name from a URL path: one that could never have been stored is simply not found (and a
+    NUL or surrogate never reaches PostgreSQL)."""
+    if not isinstance(name, str) or not pattern.match(name):
+        raise NotFound(f"{what} not found", {"name": str(name)[:100]})
+    return name
 
 
 def require_site(conn: psycopg.Connection, site_id: object, *, lock: bool = False) -> uuid.UUID:

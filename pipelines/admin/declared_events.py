@@ -13,7 +13,7 @@ from psycopg.rows import dict_row
 
 from pipelines import audit
 from pipelines.admin import validation
-from pipelines.admin._records import require_site
+from pipelines.admin._records import known_name, require_site
 from pipelines.admin.errors import Conflict, InvalidInput, NotFound
 
 PROPERTY_TYPES = ("string", "number", "boolean", "timestamp")
@@ -68,14 +68,6 @@ def _properties(conn: psycopg.Connection, site, names: list[str]) -> dict[str, l
     return grouped
 
 
-
-def _known_shape(name: str) -> str:
-    """A name from a URL path: one that could never have been stored is simply not found (and a
-    NUL or surrogate never reaches PostgreSQL)."""
-    if not isinstance(name, str) or not validation.IDENTIFIER.match(name):
-        raise NotFound("declared event not found", {"name": str(name)[:100]})
-    return name
-
 def list_events(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]]:
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
@@ -88,7 +80,7 @@ def list_events(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any
 
 
 def get_event(conn: psycopg.Connection, site_id: object, name: str) -> dict[str, Any]:
-    name = _known_shape(name)
+    name = known_name(name, validation.IDENTIFIER, "declared event")
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
         event = cur.execute(
@@ -128,7 +120,7 @@ def create_event(conn: psycopg.Connection, site_id: object, body: Any, *, actor:
 
 def replace_event(conn: psycopg.Connection, site_id: object, name: str, body: Any, *, actor: str) -> dict[str, Any]:
     """Replace label, description and the whole property list of a declared event."""
-    name = _known_shape(name)
+    name = known_name(name, validation.IDENTIFIER, "declared event")
     site = require_site(conn, site_id, lock=True)
     event = _validated(body, name_required=False)
     if event["name"] is not None and event["name"] != name:
@@ -146,7 +138,7 @@ def replace_event(conn: psycopg.Connection, site_id: object, name: str, body: An
 
 
 def delete_event(conn: psycopg.Connection, site_id: object, name: str, *, actor: str) -> None:
-    name = _known_shape(name)
+    name = known_name(name, validation.IDENTIFIER, "declared event")
     site = require_site(conn, site_id, lock=True)
     deleted = conn.execute("delete from collect.declared_events where site_id = %s and name = %s returning name",
                            (site, name)).fetchone()

@@ -9,7 +9,7 @@ from psycopg.rows import dict_row
 
 from pipelines import audit
 from pipelines.admin import validation
-from pipelines.admin._records import require_site
+from pipelines.admin._records import known_name, require_site
 from pipelines.admin.errors import Conflict, InvalidInput, NotFound
 
 ZONE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
@@ -31,14 +31,6 @@ def _validated(body: Any, *, name_required: bool) -> dict[str, Any]:
     return zone
 
 
-
-def _known_shape(name: str) -> str:
-    """A name from a URL path: one that could never have been stored is simply not found (and a
-    NUL or surrogate never reaches PostgreSQL)."""
-    if not isinstance(name, str) or not ZONE_NAME.match(name):
-        raise NotFound("zone not found", {"name": str(name)[:100]})
-    return name
-
 def list_zones(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]]:
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
@@ -47,7 +39,7 @@ def list_zones(conn: psycopg.Connection, site_id: object) -> list[dict[str, Any]
 
 
 def get_zone(conn: psycopg.Connection, site_id: object, name: str) -> dict[str, Any]:
-    name = _known_shape(name)
+    name = known_name(name, ZONE_NAME, "zone")
     site = require_site(conn, site_id)
     with conn.cursor(row_factory=dict_row) as cur:
         zone = cur.execute("select name, selector, label from collect.zones where site_id = %s and name = %s",
@@ -72,7 +64,7 @@ def create_zone(conn: psycopg.Connection, site_id: object, body: Any, *, actor: 
 
 
 def replace_zone(conn: psycopg.Connection, site_id: object, name: str, body: Any, *, actor: str) -> dict[str, Any]:
-    name = _known_shape(name)
+    name = known_name(name, ZONE_NAME, "zone")
     site = require_site(conn, site_id, lock=True)
     zone = _validated(body, name_required=False)
     if zone["name"] is not None and zone["name"] != name:
@@ -88,7 +80,7 @@ def replace_zone(conn: psycopg.Connection, site_id: object, name: str, body: Any
 
 
 def delete_zone(conn: psycopg.Connection, site_id: object, name: str, *, actor: str) -> None:
-    name = _known_shape(name)
+    name = known_name(name, ZONE_NAME, "zone")
     site = require_site(conn, site_id, lock=True)
     if conn.execute("delete from collect.zones where site_id = %s and name = %s returning name",
                     (site, name)).fetchone() is None:
