@@ -90,8 +90,8 @@ def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyI
 def _validated_name(name: Any) -> str:
     if name is None:
         return ""
-    if not isinstance(name, str) or len(name) > MAX_NAME_LENGTH:
-        raise InvalidInput("name must be a string of at most 200 characters",
+    if not isinstance(name, str) or len(name) > MAX_NAME_LENGTH or not validation.storable(name):
+        raise InvalidInput("name must be a string of at most 200 characters, without NUL or lone surrogates",
                            {"field": "name"})
     return name.strip()
 

@@ -62,7 +62,8 @@ def test_invalid_key_requests(client, auth, site, make_site, db):
     for body, field in [({"rate_limit_per_minute": 0}, "rate_limit_per_minute"),
                         ({"rate_limit_per_minute": "10"}, "rate_limit_per_minute"),
                         ({"rate_limit_per_minute": 10**9}, "rate_limit_per_minute"),
-                        ({"name": 3}, "name"), ({"name": "x" * 201}, "name"), ({"secret": "mine"}, "secret")]:
+                        ({"name": 3}, "name"), ({"name": "x" * 201}, "name"), ({"name": "nul\u0000"}, "name"),
+                        ({"name": "lone \ud800"}, "name"), ({"secret": "mine"}, "secret")]:
         assert assert_error(client.post(base, headers=auth, json=body), 422)["details"]["field"] == field
     assert_error(client.post(base, headers=auth, json=[]), 422)
     assert db.execute("select count(*) from collect.server_keys").fetchone()[0] == 0
