@@ -7,13 +7,13 @@ PYTEST_ARGS ?=
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := 1
 
-.PHONY: run test install install-dev manifest clean bench
+.PHONY: run test install install-dev manifest frontend frontend-check api-types clean bench
 
-run: install manifest
+run: install manifest frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
-test: install-dev manifest
+test: install-dev manifest frontend frontend-check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(BIN)/python:
@@ -40,8 +40,35 @@ dbt_project/target/manifest.json: $(VENV)/.stamp-install $(shell find dbt_projec
 	cd dbt_project && ../$(BIN)/dbt parse --quiet --profiles-dir . --project-dir .
 	touch $@
 
+# The workbench's web application: npm ci when the lockfile changes, a Vite build when a source
+# changes. Node is the system's when recent enough, else a wheel in the venv (analytics_cli/node_toolchain.py).
+FRONTEND := workbench_app/frontend
+WITH_NODE := $(abspath $(BIN))/python -m analytics_cli.node_toolchain
+FRONTEND_SOURCES := $(shell find $(FRONTEND)/src $(FRONTEND)/public -type f 2>/dev/null) \
+	$(wildcard $(FRONTEND)/index.html $(FRONTEND)/*.config.ts $(FRONTEND)/tsconfig*.json $(FRONTEND)/package.json)
+
+$(FRONTEND)/node_modules/.stamp-ci: $(FRONTEND)/package-lock.json | $(VENV)/.stamp-install
+	cd $(FRONTEND) && $(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(FRONTEND)/dist/.vite/manifest.json: $(FRONTEND_SOURCES) $(FRONTEND)/node_modules/.stamp-ci
+	cd $(FRONTEND) && $(WITH_NODE) npm run --silent build
+	touch $@
+
+frontend: $(FRONTEND)/dist/.vite/manifest.json
+
+# Type check and unit tests of the pure modules (Vitest); the browser tests run in pytest.
+frontend-check: $(FRONTEND)/node_modules/.stamp-ci
+	cd $(FRONTEND) && $(WITH_NODE) npm run --silent typecheck
+	cd $(FRONTEND) && $(WITH_NODE) npm run --silent test
+
+# Regenerate the API client's types from the workbench's OpenAPI document (a test checks they are in sync).
+api-types: $(FRONTEND)/node_modules/.stamp-ci
+	$(BIN)/python -c 'import json; from workbench_app.api.openapi import document; print(json.dumps(document(), indent=1))' > $(FRONTEND)/openapi.json
+	cd $(FRONTEND) && $(WITH_NODE) npm run --silent api-types
+
 bench: install-dev
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) dbt_project/target dbt_project/logs
+	rm -rf $(VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist
