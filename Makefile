@@ -7,13 +7,13 @@ PYTEST_ARGS ?=
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := 1
 
-.PHONY: run test install install-dev manifest frontend frontend-check api-types clean bench
+.PHONY: run test install install-dev manifest translations frontend frontend-check api-types clean bench
 
-run: install manifest frontend
+run: install manifest translations frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
-test: install-dev manifest frontend frontend-check
+test: install-dev manifest translations frontend frontend-check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(BIN)/python:
@@ -39,6 +39,14 @@ manifest: dbt_project/target/manifest.json
 dbt_project/target/manifest.json: $(VENV)/.stamp-install $(shell find dbt_project -name '*.sql' -o -name '*.yml' -o -name '*.md' 2>/dev/null | grep -v target/)
 	cd dbt_project && ../$(BIN)/dbt parse --quiet --profiles-dir . --project-dir .
 	touch $@
+
+# Server-side messages (Flask-Babel): the .po catalogues are the sources, the .mo files are built here.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard collector_app/translations/*/LC_MESSAGES/*.po workbench_app/translations/*/LC_MESSAGES/*.po))
+
+%.mo: %.po $(VENV)/.stamp-install
+	$(BIN)/pybabel compile --statistics -i $< -o $@
+
+translations: $(MO_FILES)
 
 # The workbench's web application: npm ci when the lockfile changes, a Vite build when a source
 # changes. Node is the system's when recent enough, else a wheel in the venv (analytics_cli/node_toolchain.py).
