@@ -9,7 +9,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from workbench_app.accounts import passwords
+from pipelines.web_auth import passwords
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import conflict, invalid, not_found
 from workbench_app.records import audit_log

@@ -1,4 +1,4 @@
-"""Password hashing with argon2id (argon2-cffi's defaults follow RFC 9106)."""
+"""Password hashing with argon2id (argon2-cffi's defaults follow RFC 9106), for both apps' accounts."""
 from __future__ import annotations
 
 from argon2 import PasswordHasher

@@ -1,0 +1,6 @@
+"""Sign-in for people in a browser, shared by the workbench and the collector's administration pages.
+
+Framework-free: `sessions` keeps server-side sessions (cookie secret hashed at rest, idle and
+absolute expiry, one CSRF token each) in a table of the app's own database; `throttle` slows
+down repeated sign-in failures per account and per client address, in memory only.
+"""
