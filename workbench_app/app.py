@@ -29,8 +29,13 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     from workbench_app.mcp_server.mount import ToolServerDispatch
     from workbench_app.services import WorkbenchServices
 
+    from workbench_app.i18n import init_languages
+    from workbench_app.web_app import register_web_app
+
     services = WorkbenchServices(settings)
     app.extensions["workbench"] = services
     app.json = WorkbenchJSONProvider(app)
+    init_languages(app)
     register_api(app)
+    register_web_app(app)
     app.wsgi_app = ToolServerDispatch(app.wsgi_app, services)

@@ -15,7 +15,10 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from pipelines.settings import Settings
+from pipelines.web_auth.sessions import SessionStore
+from pipelines.web_auth.throttle import SignInThrottle
 from workbench_app import metadata_database
+from workbench_app.accounts import web_sessions
 from workbench_app.engine import EngineSettings
 from workbench_app.sources.engine_catalogs import EngineCatalogs
 
@@ -30,6 +33,12 @@ class WorkbenchServices:
     _catalogs: EngineCatalogs | None = None
     _migrated: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Repeated sign-in failures per account and address: in this worker's memory only.
+    sign_in_throttle: SignInThrottle = field(default_factory=SignInThrottle)
+
+    @property
+    def session_store(self) -> SessionStore:
+        return web_sessions.session_store(self.settings)
 
     @property
     def pool(self) -> ConnectionPool:

@@ -78,10 +78,10 @@ def authenticate(conn: psycopg.Connection, secret: str) -> Identity:
         """update api_tokens t set last_used_at = now()
            from users u
            where t.secret_hash = %s and t.revoked_at is null and u.user_id = t.user_id and u.is_active
-           returning t.token_id, u.user_id, u.email, u.is_admin""",
+           returning t.token_id, u.user_id, u.email, u.is_admin, u.locale""",
         (secret_hash(secret),),
     ).fetchone()
     if row is None:
         raise refused
-    token_id, user_id, email, is_admin = row
-    return Identity(user_id, email, is_admin, token_id)
+    token_id, user_id, email, is_admin, locale = row
+    return Identity(user_id, email, is_admin, token_id, locale)

@@ -12,6 +12,7 @@ class Identity:
     email: str
     is_admin: bool
     token_id: int | None = None
+    locale: str = "en"
 
     @property
     def actor(self) -> str:

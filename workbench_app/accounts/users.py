@@ -88,7 +88,20 @@ def update_user(conn: psycopg.Connection, actor: Identity, user_id: int, changes
     if assignments:
         conn.execute(f"update users set {', '.join(assignments)} where user_id = %s", (*values, user_id))
         audit_log.record(conn, actor.user_id, actor.actor, "user.updated", str(user_id), audited)
+    if audited.get("is_active") is False:
+        # Refused at their next request anyway (sessions and tokens check is_active); gone now.
+        conn.execute("delete from web_sessions where user_id = %s", (user_id,))
     return get_user(conn, user_id)
+
+
+def update_profile(conn: psycopg.Connection, who: Identity, display_name: str | None,
+                   locale: str | None) -> dict[str, Any]:
+    """A person's own display name and language."""
+    if locale is not None and locale not in ("en", "fr", "es"):
+        raise invalid("locale must be en, fr or es.", field="locale")
+    conn.execute("update users set display_name = coalesce(%s, display_name), locale = coalesce(%s, locale) "
+                 "where user_id = %s", (display_name, locale, who.user_id))
+    return get_user(conn, who.user_id)
 
 
 def attributes(conn: psycopg.Connection, user_id: int) -> dict[str, Any]:
@@ -122,7 +135,7 @@ def sign_in(conn: psycopg.Connection, email: str, password: str) -> Identity | N
     commits the audit entry, then answers without saying which part was wrong)."""
     with conn.cursor(row_factory=dict_row) as cur:
         user = cur.execute(
-            "select user_id, email, password_hash, is_admin, is_active from users where lower(email) = lower(%s)",
+            "select user_id, email, password_hash, is_admin, is_active, locale from users where lower(email) = lower(%s)",
             (email,),
         ).fetchone()
     matches = passwords.verify_password(user["password_hash"] if user else None, password)
@@ -134,6 +147,6 @@ def sign_in(conn: psycopg.Connection, email: str, password: str) -> Identity | N
                      (passwords.hash_password(password), user["user_id"]))
     conn.execute("update users set last_login_at = %s where user_id = %s",
                  (dt.datetime.now(dt.timezone.utc), user["user_id"]))
-    identity = Identity(user["user_id"], user["email"], user["is_admin"])
+    identity = Identity(user["user_id"], user["email"], user["is_admin"], locale=user["locale"])
     audit_log.record(conn, identity.user_id, identity.actor, "sign_in.succeeded", str(identity.user_id), {})
     return identity

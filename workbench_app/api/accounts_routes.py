@@ -5,8 +5,7 @@ from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, users
-from workbench_app.api.authentication import identity, json_body, require_admin, services
-from workbench_app.errors import WorkbenchError
+from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
 
 blueprint = Blueprint("accounts", __name__)
 
@@ -18,10 +17,7 @@ def sign_in():
     email = check.text(body, "email", required=True, max_length=400)
     password = check.text(body, "password", required=True, max_length=1000)
     name = check.text(body, "name", default="sign-in")
-    with services().transaction() as conn:
-        who = users.sign_in(conn, email, password)
-    if who is None:  # the failed attempt is committed to the audit log above
-        raise WorkbenchError(401, "invalid_credentials", "E-mail address or password is wrong.")
+    who = password_sign_in(email, password)
     with services().transaction() as conn:
         record, secret = api_tokens.create_token(conn, who, name)
     return jsonify({"token": record, "secret": secret}), 201
@@ -31,6 +27,15 @@ def sign_in():
 def me():
     with services().transaction() as conn:
         return jsonify(users.get_user(conn, identity().user_id))
+
+
+@blueprint.patch("/me")
+def update_me():
+    """One's own display name and language (the language of the interface and of API messages)."""
+    body = json_body()
+    with services().transaction() as conn:
+        return jsonify(users.update_profile(conn, identity(), check.text(body, "display_name", max_length=200),
+                                            check.one_of(body, "locale", ("en", "fr", "es"))))
 
 
 @blueprint.get("/users")

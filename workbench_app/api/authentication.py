@@ -1,18 +1,27 @@
-"""Bearer API tokens: each request acts as the token's owner, with the owner's current rights."""
+"""Who a request acts for: a bearer API token's owner, or the person of a browser session.
+
+Programs send `Authorization: Bearer <token>`. The web application sends the session cookie, and
+with every state-changing request the session's CSRF token in `X-CSRF-Token`: a request that a
+cookie authenticates without it changes nothing. Either way the request acts with the person's
+current rights.
+"""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from flask import current_app, g, request
 
-from workbench_app.accounts import api_tokens
+from pipelines.web_auth.sessions import csrf_matches
+from workbench_app.accounts import api_tokens, users, web_sessions
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.services import WorkbenchServices
 
-# Endpoints reachable without a token: the API description and the password sign-in.
-PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in"}
+# Endpoints reachable without a token: the API description and the password sign-ins.
+PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session"}
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 MAX_BODY_BYTES = 1_000_000
 
 
@@ -36,10 +45,28 @@ def authenticate_bearer(workbench: WorkbenchServices, header: str | None) -> Ide
         return api_tokens.authenticate(conn, secret)
 
 
+def authenticate_session(workbench: WorkbenchServices, secret: str) -> Identity:
+    """The person of a session cookie; a state-changing request must carry the session's CSRF token."""
+    with workbench.transaction() as conn:
+        found = web_sessions.identify(conn, workbench.session_store, secret)
+    if found is None:
+        raise WorkbenchError(401, "session_expired", "Your session has ended: sign in again.")
+    who, session = found
+    if request.method not in SAFE_METHODS and not csrf_matches(session, request.headers.get(web_sessions.CSRF_HEADER)):
+        raise WorkbenchError(403, "csrf_failed", "This request has no valid CSRF token: reload the page and try again.")
+    g.web_session = session
+    return who
+
+
 def authenticate_request():
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
-    g.identity = authenticate_bearer(services(), request.headers.get("Authorization"))
+    header = request.headers.get("Authorization")
+    cookie = request.cookies.get(web_sessions.COOKIE)
+    if header is None and cookie:
+        g.identity = authenticate_session(services(), cookie)
+    else:
+        g.identity = authenticate_bearer(services(), header)
     return None
 
 
@@ -80,3 +107,28 @@ def query_int(name: str, default: int, minimum: int = 1, maximum: int = 1000) ->
     if not minimum <= value <= maximum:
         raise invalid(f"{name} must be from {minimum} to {maximum}.", field=name)
     return value
+
+
+def password_sign_in(email: str, password: str) -> Identity:
+    """Check a password sign-in (audited), slowed down after repeated failures per account and address."""
+    workbench = services()
+    address = request.remote_addr
+    wait = workbench.sign_in_throttle.retry_after(email, address)
+    if wait > 0:
+        raise too_many_attempts(wait)
+    with workbench.transaction() as conn:
+        who = users.sign_in(conn, email, password)
+    if who is None:  # the failed attempt is committed to the audit log above
+        wait = workbench.sign_in_throttle.failed(email, address)
+        if wait > 0:
+            raise too_many_attempts(wait)
+        raise WorkbenchError(401, "invalid_credentials", "E-mail address or password is wrong.")
+    workbench.sign_in_throttle.succeeded(email, address)
+    return who
+
+
+def too_many_attempts(wait: float) -> WorkbenchError:
+    seconds = math.ceil(wait)
+    return WorkbenchError(429, "too_many_attempts",
+                          f"Too many failed sign-ins: wait {seconds} seconds before trying again.",
+                          {"retry_after": seconds})

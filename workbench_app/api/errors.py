@@ -10,6 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from workbench_app.engine import EngineError
 from workbench_app.errors import WorkbenchError
+from workbench_app.i18n import translate
 from workbench_app.query_runner import engine_refusal
 
 log = logging.getLogger(__name__)
@@ -19,10 +20,12 @@ _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "
 
 
 def error_response(error: WorkbenchError):
-    response = jsonify({"error": error.as_dict()})
+    response = jsonify({"error": {**error.as_dict(), "message": translate(error.message)}})
     response.status_code = error.status
     if error.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="workbench"'
+    if error.status == 429 and "retry_after" in error.details:
+        response.headers["Retry-After"] = str(error.details["retry_after"])
     return response
 
 

@@ -91,7 +91,15 @@ def _paths() -> dict[str, Any]:
         "/auth/token": {"post": op("Sign in for a token", "accounts", ok=201, public=True, result=_ref("NewToken"),
                                    body=_body({"email": {"type": "string"}, "password": {"type": "string"},
                                                "name": _TEXT}, ("email", "password")))},
-        "/me": {"get": op("Get the caller", "accounts", result=_ref("User"))},
+        "/session": {
+            "post": op("Sign in to the web application", "accounts", ok=201, public=True, result=_ref("Session"),
+                       body=_body({"email": {"type": "string"}, "password": {"type": "string"}},
+                                  ("email", "password"))),
+            "get": op("Get the web session", "accounts", result=_ref("Session")),
+            "delete": op("Sign out of the web application", "accounts", ok=204)},
+        "/me": {"get": op("Get the caller", "accounts", result=_ref("User")),
+                "patch": op("Update my profile", "accounts", result=_ref("User"), body=_body(
+                    {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},
         "/users": {"get": op("List users", "accounts"),
                    "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=_body(
                        {"email": {"type": "string"}, "password": {"type": "string"}, "display_name": _TEXT,
@@ -207,11 +215,17 @@ def document() -> dict[str, Any]:
                  "description": "Queries, saved content, sources and permissions of the analysis workbench. "
                                 "Every statement runs under the token owner's permissions."},
         "servers": [{"url": "/api/v1"}],
-        "security": [{"bearer": []}],
+        "security": [{"bearer": []}, {"session": [], "csrf": []}],
         "paths": _paths(),
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                           "description": "An API token (`wbt_...`): POST /auth/token or POST /tokens."}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer",
+                           "description": "An API token (`wbt_...`): POST /auth/token or POST /tokens."},
+                "session": {"type": "apiKey", "in": "cookie", "name": "wb_session",
+                            "description": "The web application's session cookie (POST /session)."},
+                "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
+                         "description": "With the session cookie, on every POST, PUT, PATCH and DELETE: the "
+                                        "`csrf_token` of the session."}},
             "schemas": {
                 "Error": {"type": "object", "required": ["error"], "properties": {"error": {
                     "type": "object", "required": ["code", "message", "details"],
@@ -222,8 +236,13 @@ def document() -> dict[str, Any]:
                     "rows": {"type": "array", "items": {"type": "array"}},
                     "row_count": {"type": "integer"}, "truncated": {"type": "boolean"},
                     "elapsed_ms": {"type": "number"}}},
-                "User": {"type": "object", "properties": {"user_id": {"type": "integer"}, "email": {"type": "string"},
-                                                          "is_admin": {"type": "boolean"}}},
+                "User": {"type": "object", "required": ["user_id", "email", "is_admin"], "properties": {
+                    "user_id": {"type": "integer"}, "email": {"type": "string"}, "display_name": {"type": "string"},
+                    "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
+                    "locale": {"enum": ["en", "fr", "es"]}, "attributes": _OBJECT,
+                    "groups": {"type": "array", "items": {"type": "integer"}}}},
+                "Session": {"type": "object", "required": ["user", "csrf_token"],
+                            "properties": {"user": _ref("User"), "csrf_token": {"type": "string"}}},
                 "NewToken": {"type": "object", "required": ["token", "secret"],
                              "properties": {"token": _OBJECT, "secret": {"type": "string"}}},
                 "Question": {"type": "object", "properties": {"question_id": {"type": "integer"},

@@ -1,0 +1,62 @@
+"""The web application: the Vite build of `workbench_app/frontend`, served by Flask.
+
+`index.html` answers every application route (the browser routes from there) and is never
+cached; the hashed assets under `/assets/` are cached for a year. Every page forbids framing
+(the embed entry, when it exists, sets its own `frame-ancestors`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Flask, Response, send_from_directory
+from werkzeug.routing import PathConverter
+
+BUILD = Path(__file__).parent / "frontend" / "dist"
+ONE_YEAR = 365 * 24 * 3600
+
+
+class AppRoute(PathConverter):
+    """A path of the browser's router: anything but the server's own paths, which keep their 404 and 405."""
+
+    regex = r"(?!(?:api|mcp|healthz|assets|embed)(?:/|$))[^/].*?"
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+
+blueprint = Blueprint("web_app", __name__)
+
+
+@blueprint.get("/")
+@blueprint.get("/<app_route:route>")
+def index(route: str = ""):
+    page = BUILD / "index.html"
+    if not page.is_file():
+        return Response("The web application is not built: run `make frontend` (or `make run`).\n",
+                        status=503, mimetype="text/plain")
+    response = send_from_directory(BUILD, "index.html", max_age=0)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@blueprint.get("/assets/<path:name>")
+def asset(name: str):
+    response = send_from_directory(BUILD / "assets", name, max_age=ONE_YEAR)
+    response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"
+    return response
+
+
+def add_security_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+def register_web_app(app: Flask) -> None:
+    app.url_map.converters["app_route"] = AppRoute
+    app.register_blueprint(blueprint)
+    app.after_request(add_security_headers)
