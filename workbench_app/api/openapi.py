@@ -8,7 +8,7 @@ from flask import Blueprint, jsonify
 blueprint = Blueprint("openapi", __name__)
 
 _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
-_OBJECT = {"type": "object"}
+_OBJECT = {"type": "object", "additionalProperties": True}
 _TEXT = {"type": "string", "maxLength": 200}
 _ERROR = {"$ref": "#/components/schemas/Error"}
 

@@ -1,9 +1,8 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "../../../pipelines/design/tokens.css";
-
-function App() {
-  return <main><h1>Workbench</h1></main>;
-}
+import "./app/global.css";
+import "./i18n/i18n";
+import { App } from "./app/App";
 
 createRoot(document.getElementById("root")!).render(<StrictMode><App /></StrictMode>);

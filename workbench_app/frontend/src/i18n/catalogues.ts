@@ -1,15 +1,22 @@
-// The UI's strings, one flat JSON catalogue per language; keys are dotted paths by screen.
-import en from "./en.json";
-import es from "./es.json";
-import fr from "./fr.json";
+// The UI's strings: one JSON file per language and feature (locales/<language>/<feature>.json),
+// flat keys prefixed by the feature ("sql.run"), so features add strings without touching others.
+const files = import.meta.glob<Record<string, string>>("./locales/*/*.json", { eager: true, import: "default" });
 
 export const LANGUAGES = ["en", "fr", "es"] as const;
 export type Language = (typeof LANGUAGES)[number];
 export type Catalogue = Record<string, string>;
 
-export const catalogues: Record<Language, Catalogue> = { en, fr, es };
+function collect(language: Language): Catalogue {
+  const catalogue: Catalogue = {};
+  for (const [path, strings] of Object.entries(files)) {
+    if (path.startsWith(`./locales/${language}/`)) Object.assign(catalogue, strings);
+  }
+  return catalogue;
+}
 
-/** Keys present in one catalogue and missing from another (empty when all three agree). */
+export const catalogues: Record<Language, Catalogue> = { en: collect("en"), fr: collect("fr"), es: collect("es") };
+
+/** Keys present in one catalogue and missing (or empty) in another. */
 export function missingKeys(all: Record<string, Catalogue> = catalogues): { language: string; key: string }[] {
   const keys = new Set(Object.values(all).flatMap((catalogue) => Object.keys(catalogue)));
   const missing: { language: string; key: string }[] = [];

@@ -1,0 +1,62 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
+import { useTranslation } from "react-i18next";
+import { BrowserRouter, Route, Routes } from "react-router";
+import { ApiError } from "../api/client";
+import { SignInPage } from "../features/sign-in/SignInPage";
+import { AppLayout } from "./AppLayout";
+import { RequireSession } from "./session";
+
+// Screens load on first visit: the first screen ships only what it draws.
+const BrowsePage = lazy(() => import("../features/browse/BrowsePage"));
+const SqlEditorPage = lazy(() => import("../features/sql-editor/SqlEditorPage"));
+const QuestionBuilderPage = lazy(() => import("../features/question-builder/QuestionBuilderPage"));
+const QuestionPage = lazy(() => import("../features/browse/QuestionPage"));
+const DataPage = lazy(() => import("../features/data/DataPage"));
+const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
+const AuditPage = lazy(() => import("../features/history/AuditPage"));
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refusal will not change by asking again; a network failure might.
+      retry: (count, error) => !(error instanceof ApiError) && count < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+function Loading() {
+  const { t } = useTranslation();
+  return <p role="status" aria-live="polite">{t("common.loading")}</p>;
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <BrowserRouter>
+        <Suspense fallback={<Loading />}>
+          <Routes>
+            <Route path="/sign-in" element={<SignInPage />} />
+            <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
+              <Route index element={<BrowsePage />} />
+              <Route path="browse/:folderId" element={<BrowsePage />} />
+              <Route path="sql" element={<SqlEditorPage />} />
+              <Route path="question/new" element={<QuestionBuilderPage />} />
+              <Route path="questions/:questionId" element={<QuestionPage />} />
+              <Route path="data" element={<DataPage />} />
+              <Route path="history" element={<HistoryPage />} />
+              <Route path="audit" element={<AuditPage />} />
+              <Route path="*" element={<NotFound />} />
+            </Route>
+          </Routes>
+        </Suspense>
+      </BrowserRouter>
+    </QueryClientProvider>
+  );
+}
+
+function NotFound() {
+  const { t } = useTranslation();
+  return <h1>{t("common.notFound")}</h1>;
+}

@@ -1,0 +1,64 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { NavLink, Outlet, useNavigate } from "react-router";
+import { api, data } from "../api/client";
+import { LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
+import { Button } from "../ui/Button";
+import { SelectField } from "../ui/SelectField";
+import styles from "./AppLayout.module.css";
+import { SESSION_KEY, useSession } from "./session";
+
+const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
+
+export function AppLayout() {
+  const { t } = useTranslation();
+  const { user, signOut } = useSession();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const links = [
+    { to: "/", label: t("nav.browse"), end: true },
+    { to: "/question/new", label: t("nav.newQuestion") },
+    { to: "/sql", label: t("nav.newSql") },
+    { to: "/data", label: t("nav.data") },
+    { to: "/history", label: t("nav.history") },
+    ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
+  ];
+
+  async function chooseLanguage(locale: Language) {
+    const updated = await data(api.PATCH("/me", { body: { locale } }));
+    queryClient.setQueryData(SESSION_KEY, (old: object | null | undefined) => (old ? { ...old, user: updated } : old));
+  }
+
+  return (
+    <div className={styles.shell}>
+      <a href="#main" className={styles.skip}>{t("nav.skip")}</a>
+      <header className={styles.sidebar}>
+        <p className={styles.brand}>{t("app.name")}</p>
+        <nav aria-label={t("nav.label")}>
+          <ul className={styles.links}>
+            {links.map((link) => (
+              <li key={link.to}>
+                <NavLink to={link.to} end={link.end ?? false}
+                  className={({ isActive }) => (isActive ? `${styles.link} ${styles.active}` : styles.link)}>
+                  {link.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <section className={styles.account} aria-label={t("account.label")}>
+          <p className={styles.who}>{user.display_name || user.email}</p>
+          <SelectField label={t("account.language")} value={pickLanguage(user.locale)}
+            options={LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))}
+            onChange={(language) => void chooseLanguage(language)} />
+          <Button variant="ghost" onClick={() => void signOut().then(() => navigate("/sign-in"))}>
+            {t("account.signOut")}
+          </Button>
+        </section>
+      </header>
+      <main id="main" className={styles.main} tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+// The signed-in person: read from GET /session, opened by the sign-in page, ended by sign-out or
+// by any answer saying the session has ended (then the app returns to sign-in, and back after).
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { createContext, useContext, useEffect, type ReactNode } from "react";
+import { useLocation, useNavigate } from "react-router";
+import { api, ApiError, data, setCsrfToken, whenSessionEnds } from "../api/client";
+import type { components } from "../api/schema";
+import { useLanguage } from "../i18n/i18n";
+import { pickLanguage } from "../i18n/catalogues";
+
+export type User = components["schemas"]["User"];
+type SessionAnswer = components["schemas"]["Session"];
+
+interface SessionValue {
+  user: User;
+  signOut: () => Promise<void>;
+}
+
+const SessionContext = createContext<SessionValue | null>(null);
+
+export const SESSION_KEY = ["session"] as const;
+
+async function readSession(): Promise<SessionAnswer | null> {
+  try {
+    const answer = await data(api.GET("/session"));
+    setCsrfToken(answer.csrf_token);
+    return answer;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+export function useSessionQuery() {
+  return useQuery({ queryKey: SESSION_KEY, queryFn: readSession, staleTime: Infinity, retry: 1 });
+}
+
+export function signInPath(location: { pathname: string; search: string }): string {
+  const next = location.pathname + location.search;
+  return next === "/" || next.startsWith("/sign-in") ? "/sign-in" : `/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+/** Renders its children for a signed-in person; sends anyone else to sign-in (and back afterwards). */
+export function RequireSession({ children, fallback }: { children: ReactNode; fallback: ReactNode }) {
+  const session = useSessionQuery();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    whenSessionEnds(() => {
+      setCsrfToken(null);
+      queryClient.setQueryData(SESSION_KEY, null);
+    });
+  }, [queryClient]);
+
+  useEffect(() => {
+    if (session.isSuccess && session.data === null) void navigate(signInPath(location), { replace: true });
+  }, [session.isSuccess, session.data, navigate, location]);
+
+  const user = session.data?.user;
+  useLanguage(pickLanguage(user?.locale));
+  if (!user) return <>{fallback}</>;
+
+  const value: SessionValue = {
+    user,
+    signOut: async () => {
+      await api.DELETE("/session").catch(() => undefined);
+      setCsrfToken(null);
+      queryClient.clear();
+      queryClient.setQueryData(SESSION_KEY, null);
+    },
+  };
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionValue {
+  const value = useContext(SessionContext);
+  if (!value) throw new Error("useSession outside RequireSession");
+  return value;
+}

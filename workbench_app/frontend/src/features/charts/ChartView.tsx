@@ -1,0 +1,67 @@
+import { useEffect, useMemo, useRef } from "react";
+import { useTranslation } from "react-i18next";
+import { formatNumber } from "../../i18n/i18n";
+import type { ResultColumn } from "../results/types";
+import { buildOption, numberValue, type ForecastSeries } from "./chartOptions";
+import type { ChartSpec } from "./chartSpec";
+import styles from "./ChartView.module.css";
+import { echarts } from "./echarts";
+
+/** The theme's palette, read from the design tokens (one place for the app, embeds and PDF). */
+function themePalette(element: HTMLElement): string[] {
+  const style = getComputedStyle(element);
+  return Array.from({ length: 8 }, (_, i) => style.getPropertyValue(`--chart-${i + 1}`).trim()).filter(Boolean);
+}
+
+interface Props {
+  spec: ChartSpec;
+  columns: ResultColumn[];
+  rows: unknown[][];
+  forecasts?: ForecastSeries[];
+  title: string;
+}
+
+export default function ChartView({ spec, columns, rows, forecasts = [], title }: Props) {
+  const { t } = useTranslation();
+  const host = useRef<HTMLDivElement>(null);
+  const chart = useRef<echarts.ECharts | null>(null);
+  const texts = useMemo(() => ({ forecast: t("chart.forecast"), interval: t("chart.interval") }), [t]);
+
+  useEffect(() => {
+    if (spec.kind === "number" || spec.kind === "table" || !host.current) return undefined;
+    const instance = echarts.init(host.current, undefined, { renderer: "svg" });
+    chart.current = instance;
+    const resize = new ResizeObserver(() => instance.resize());
+    resize.observe(host.current);
+    return () => {
+      resize.disconnect();
+      instance.dispose();
+      chart.current = null;
+    };
+  }, [spec.kind]);
+
+  useEffect(() => {
+    if (!chart.current || !host.current) return;
+    chart.current.setOption(buildOption(spec, columns, rows, themePalette(host.current), forecasts, texts), { notMerge: true });
+  }, [spec, columns, rows, forecasts, texts]);
+
+  if (spec.kind === "number") {
+    const value = numberValue(spec, columns, rows);
+    return (
+      <figure className={styles.number} aria-label={title}>
+        <span className={styles.value}>{value === null ? "–" : formatNumber(value, { maximumFractionDigits: 2 })}</span>
+        <figcaption>{spec.y[0]}</figcaption>
+      </figure>
+    );
+  }
+  return (
+    <figure className={styles.figure}>
+      <div ref={host} className={styles.chart} role="img" aria-label={title} data-testid="chart" />
+      {forecasts.length > 0 && (
+        <figcaption className={styles.caption}>
+          {t("chart.forecastMethod", { method: t(`forecast.method.${forecasts[0]!.method}`) })}
+        </figcaption>
+      )}
+    </figure>
+  );
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { buildOption, numberValue, timeSeries } from "./chartOptions";
+import { canForecast, defaultSpec, readSpec, type ChartSpec } from "./chartSpec";
+
+const overTime = [{ name: "day", type: "DATE" }, { name: "visits", type: "BIGINT" }, { name: "orders", type: "BIGINT" }];
+const rows = [["2026-01-02", 5, 1], ["2026-01-01", 3, 0]];
+const byChannel = [{ name: "channel", type: "VARCHAR" }, { name: "visits", type: "BIGINT" }];
+const palette = ["#111111", "#222222"];
+
+describe("defaultSpec", () => {
+  it("draws a line over time, bars by category, a number for one value", () => {
+    expect(defaultSpec(overTime, 2)).toEqual({ kind: "line", x: "day", y: ["visits", "orders"] });
+    expect(defaultSpec(byChannel, 3)).toEqual({ kind: "bar", x: "channel", y: ["visits"] });
+    expect(defaultSpec([{ name: "count", type: "BIGINT" }], 1)).toEqual({ kind: "number", y: ["count"] });
+    expect(defaultSpec([{ name: "page", type: "VARCHAR" }], 4)).toEqual({ kind: "table", y: [] });
+  });
+});
+
+describe("readSpec", () => {
+  it("keeps a stored spec that fits and drops what it does not know", () => {
+    const stored = { kind: "area", x: "day", y: ["orders"], stacked: true, colors: ["#abcdef", "red"], forecast: 6, script: "x" };
+    expect(readSpec(stored, overTime, 2)).toEqual({ kind: "area", x: "day", y: ["orders"], stacked: true, horizontal: false,
+      labels: false, forecast: 6, colors: ["#abcdef"] });
+  });
+
+  it("falls back to the default when the columns changed", () => {
+    expect(readSpec({ kind: "bar", x: "gone", y: ["visits"] }, byChannel, 3).x).toBe("channel");
+    expect(readSpec("<script>", byChannel, 3).kind).toBe("bar");
+  });
+});
+
+describe("buildOption", () => {
+  it("sorts a time axis and keeps one series per y column", () => {
+    const option = buildOption({ kind: "line", x: "day", y: ["visits", "orders"] }, overTime, rows, palette);
+    const series = option.series as { name: string; data: number[][] }[];
+    expect((option.xAxis as { type: string }).type).toBe("time");
+    expect(series.map((s) => s.name)).toEqual(["visits", "orders"]);
+    expect(series[0]!.data).toEqual([[Date.UTC(2026, 0, 1), 3], [Date.UTC(2026, 0, 2), 5]]);
+  });
+
+  it("stacks bars on a category axis", () => {
+    const spec: ChartSpec = { kind: "bar", x: "channel", y: ["visits"], stacked: true };
+    const option = buildOption(spec, byChannel, [["Direct", 4], ["Email", "2"]], palette);
+    expect(option.xAxis).toMatchObject({ type: "category", data: ["Direct", "Email"] });
+    expect(option.series).toMatchObject([{ type: "bar", stack: "total", data: [4, 2] }]);
+  });
+
+  it("draws pies and funnels from the first y column", () => {
+    const pie = buildOption({ kind: "pie", x: "channel", y: ["visits"] }, byChannel, [["A", 1], [null, 2]], palette);
+    expect(pie.series).toMatchObject([{ type: "pie", data: [{ name: "A", value: 1 }, { name: "∅", value: 2 }] }]);
+    const funnel = buildOption({ kind: "funnel", x: "channel", y: ["visits"] }, byChannel, [["view", 1], ["buy", 9]], palette);
+    expect((funnel.series as { data: { value: number }[] }[])[0]!.data.map((d) => d.value)).toEqual([9, 1]);
+  });
+
+  it("adds a forecast line and its interval band", () => {
+    const forecast = { series: "visits", method: "linear", points: [{ t: 10, value: 5, lower: 3, upper: 8 }] };
+    const option = buildOption({ kind: "line", x: "day", y: ["visits"] }, overTime, rows, palette, [forecast],
+      { forecast: "prévision", interval: "80 %" });
+    const series = option.series as { name: string; data: number[][] }[];
+    expect(series.map((s) => s.name)).toEqual(["visits", "visits lower", "visits · 80 %", "visits · prévision (linear)"]);
+    expect(series[1]!.data).toEqual([[10, 3]]);
+    expect(series[2]!.data).toEqual([[10, 5]]);
+  });
+
+  it("uses the spec's colours before the palette", () => {
+    expect(buildOption({ kind: "bar", x: "channel", y: ["visits"], colors: ["#ff0000"] }, byChannel, [], palette).color)
+      .toEqual(["#ff0000", ...palette]);
+  });
+});
+
+describe("helpers", () => {
+  it("read the number and the time series", () => {
+    expect(numberValue({ kind: "number", y: ["visits"] }, byChannel, [["x", 42]])).toBe(42);
+    expect(timeSeries(overTime, [...rows, ["bad", 1]], "day", "visits").map((p) => p.value)).toEqual([3, 5]);
+    expect(canForecast({ kind: "bar", x: "day", y: ["visits"] }, overTime)).toBe(true);
+    expect(canForecast({ kind: "pie", x: "day", y: ["visits"] }, overTime)).toBe(false);
+    expect(canForecast({ kind: "line", x: "channel", y: ["visits"] }, byChannel)).toBe(false);
+  });
+});
