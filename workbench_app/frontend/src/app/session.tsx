@@ -59,7 +59,8 @@ export function RequireSession({ children, fallback }: { children: ReactNode; fa
   }, [session.isSuccess, session.data, navigate, location]);
 
   const user = session.data?.user;
-  useLanguage(pickLanguage(user?.locale));
+  // The account's language once signed in; the browser's before.
+  useLanguage(user ? pickLanguage(user.locale) : pickLanguage(...navigator.languages));
   if (!user) return <>{fallback}</>;
 
   const value: SessionValue = {

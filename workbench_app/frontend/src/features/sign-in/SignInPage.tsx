@@ -4,6 +4,8 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, ApiError, data, setCsrfToken } from "../../api/client";
 import { SESSION_KEY } from "../../app/session";
+import { pickLanguage } from "../../i18n/catalogues";
+import { useLanguage } from "../../i18n/i18n";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
@@ -16,6 +18,7 @@ export function safeNext(next: string | null): string {
 
 export function SignInPage() {
   const { t } = useTranslation();
+  useLanguage(pickLanguage(...navigator.languages));
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();

@@ -1,0 +1,164 @@
+"""Browser tests of the workbench's web application against the real stack.
+
+One stack for the package: a fresh ANALYTICS_HOME with the demo data (`analytics demo`), then
+`analytics up --no-dagster` on free ports, as a person runs it; people and rules are set up
+through the command line and the real API. Chromium is Debian's, driven by Playwright.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+import pytest
+import requests
+
+from pipelines.database import connection
+from pipelines.settings import Settings
+from tests.conftest import REPO_ROOT, free_port
+from tests.tracker.conftest import browser, chromium_path  # noqa: F401  (the session's one Chromium)
+
+ANALYTICS = str(Path(sys.executable).parent / "analytics")
+AXE = REPO_ROOT / "workbench_app" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+PASSWORD = "a long enough password"
+ADMIN = "admin@example.org"
+ANALYST = "analyst@example.org"  # reads organic search visits only, without visitor_key
+LANGUAGES = ("en", "fr", "es")
+# What the screens say in each language, for steps that read like a person's.
+SIGN_IN = {"en": "Sign in", "fr": "Se connecter", "es": "Entrar"}
+EMAIL = {"en": "E-mail address", "fr": "Adresse e-mail", "es": "Correo electrónico"}
+PASSWORD_LABEL = {"en": "Password", "fr": "Mot de passe", "es": "Contraseña"}
+
+
+@dataclass
+class Stack:
+    base_url: str
+    home: Path
+    env: dict
+    admin_token: str
+    users: dict = field(default_factory=dict)
+
+    def api(self, method: str, path: str, token: str | None = None, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"Bearer {token or self.admin_token}"}
+        return requests.request(method, f"{self.base_url}/api/v1{path}", headers=headers, timeout=30, **kwargs)
+
+    def ok(self, method: str, path: str, **kwargs):
+        answer = self.api(method, path, **kwargs)
+        assert answer.status_code < 300, (answer.status_code, answer.text)
+        return answer.json() if answer.content else None
+
+    def psql(self, statement: str) -> str:
+        return subprocess.run([ANALYTICS, "db", "psql", "-At", "-c", statement], env=self.env, check=True,
+                              capture_output=True, text=True).stdout
+
+    def workbench_sql(self, statement: str) -> None:
+        """A statement on the workbench's own database (as its owner)."""
+        settings = Settings.from_env(self.env)
+        with psycopg.connect(connection.server_url(settings, settings.workbench_database_name), autocommit=True) as conn:
+            conn.execute(statement)
+
+    def create_user(self, email: str, locale: str = "en", **fields) -> int:
+        user = self.ok("POST", "/users", json={"email": email, "password": PASSWORD, "locale": locale, **fields})
+        self.users[email] = user["user_id"]
+        return user["user_id"]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, log: Path, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"analytics up exited:\n{log.read_text()[-3000:]}")
+        try:
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.3)
+    raise AssertionError(f"the workbench did not answer within {seconds} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def stack():
+    if not (REPO_ROOT / "workbench_app" / "frontend" / "dist" / "index.html").is_file():
+        pytest.fail("the web application is not built: `make test` builds it (make frontend)")
+    root = Path(tempfile.mkdtemp(prefix="analytics-ui-home-"))
+    home = root / "home"
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
+    env.update(ANALYTICS_HOME=str(home), ANALYTICS_WORKBENCH_PORT=str(port),
+               ANALYTICS_COLLECTOR_PORT=str(free_port()), ANALYTICS_WORKBENCH_WORKERS="2")
+    log = root / "up.log"
+    subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
+    with log.open("w") as out:
+        process = subprocess.Popen([ANALYTICS, "up", "--no-dagster"], env=env, cwd=REPO_ROOT, stdout=out,
+                                   stderr=subprocess.STDOUT)
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        _wait_healthy(f"{base_url}/healthz", process, log, 120)
+        created = subprocess.run([ANALYTICS, "workbench", "create-admin", "--email", ADMIN, "--password", PASSWORD,
+                                  "--name", "Ada Admin", "--with-token"], env=env, check=True, capture_output=True,
+                                 text=True).stdout
+        token = next(line.strip() for line in created.splitlines() if line.strip().startswith("wbt_"))
+        current = Stack(base_url, home, env, token)
+        current.users[ADMIN] = 1
+        _restricted_analyst(current)
+        yield current
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _restricted_analyst(stack: Stack) -> None:
+    group = stack.ok("POST", "/groups", json={"name": "Organic analysts"})
+    stack.ok("POST", f"/groups/{group['group_id']}/rules", json={
+        "catalog": "warehouse", "schema": "analytics", "table": "visits",
+        "row_filter": "channel = {{user.channel}}", "hidden_columns": ["visitor_key"]})
+    user_id = stack.create_user(ANALYST)
+    stack.ok("PUT", f"/users/{user_id}/attributes", json={"attributes": {"channel": "Organic Search"}})
+    stack.ok("PUT", f"/groups/{group['group_id']}/members/{user_id}")
+
+
+@pytest.fixture
+def context(browser, stack):
+    context = browser.new_context(base_url=stack.base_url, viewport={"width": 1280, "height": 800},
+                                  locale="en-US")
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    yield context
+    context.close()
+    assert errors == [], f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture
+def page(context):
+    return context.new_page()
+
+
+def sign_in(page, email: str = ADMIN, password: str = PASSWORD, language: str = "en", path: str = "/"):
+    page.goto(path)
+    page.get_by_label(EMAIL[language]).fill(email)
+    page.get_by_label(PASSWORD_LABEL[language]).fill(password)
+    page.get_by_role("button", name=SIGN_IN[language]).click()
+
+
+def check_accessibility(page, what: str) -> None:
+    """axe-core in the page: no serious or critical violation of WCAG 2 A/AA."""
+    # Evaluated rather than added as a script tag: the page's CSP refuses inline scripts, as it should.
+    page.evaluate(AXE.read_text() + "\n;undefined")
+    found = page.evaluate("""async () => {
+        const result = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}});
+        return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')})`);
+    }""")
+    assert found == [], f"accessibility violations on {what}: {found}"
