@@ -19,6 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import requests
+from playwright.sync_api import expect
 
 from pipelines.database import connection
 from pipelines.settings import Settings
@@ -145,11 +146,14 @@ def page(context):
     return context.new_page()
 
 
-def sign_in(page, email: str = ADMIN, password: str = PASSWORD, language: str = "en", path: str = "/"):
+def sign_in(page, email: str = ADMIN, password: str = PASSWORD, language: str = "en", path: str = "/",
+            expect_success: bool = True):
     page.goto(path)
     page.get_by_label(EMAIL[language]).fill(email)
     page.get_by_label(PASSWORD_LABEL[language]).fill(password)
     page.get_by_role("button", name=SIGN_IN[language]).click()
+    if expect_success:
+        expect(page.get_by_role("navigation").first).to_be_visible()
 
 
 def check_accessibility(page, what: str) -> None:

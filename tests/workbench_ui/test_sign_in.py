@@ -26,7 +26,7 @@ def test_sign_in_then_out(page):
 
 
 def test_a_wrong_password_is_refused_with_a_clear_message(page):
-    sign_in(page, password="not the password")
+    sign_in(page, password="not the password", expect_success=False)
     expect(page.get_by_role("alert")).to_have_text("E-mail address or password is wrong.")
     expect(page.get_by_label("Password")).to_have_value("")
 

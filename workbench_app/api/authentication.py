@@ -74,6 +74,11 @@ def identity() -> Identity:
     return g.identity
 
 
+def request_origin() -> str:
+    """Where a statement comes from, for the query history: the web application or a program."""
+    return "ui" if getattr(g, "web_session", None) is not None else "api"
+
+
 def require_admin() -> Identity:
     if not g.identity.is_admin:
         raise forbidden("Only administrators may do this.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.api.authentication import identity, json_body, request_origin, services
 from workbench_app.content import folders, models_metrics, questions
 
 blueprint = Blueprint("content", __name__)
@@ -120,7 +120,7 @@ def run_question(question_id):
     variables = check.mapping(body, "variables")
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
-                                          origin="api", variables=variables, row_limit=row_limit))
+                                          origin=request_origin(), variables=variables, row_limit=row_limit))
 
 
 # --- models and metrics ----------------------------------------------------------------------
@@ -207,4 +207,4 @@ def query_metric(metric_id):
     dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),
-                                               dimensions, origin="api", row_limit=row_limit))
+                                               dimensions, origin=request_origin(), row_limit=row_limit))

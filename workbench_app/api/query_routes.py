@@ -5,7 +5,7 @@ from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app import native_sql, schema_browser
-from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.api.authentication import identity, json_body, request_origin, services
 from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql
 from workbench_app.errors import invalid, not_found
 from workbench_app.query_runner import engine_refusal, open_session, run_for
@@ -30,7 +30,7 @@ def run_sql():
     sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
     values, types = _variables(body)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
-    return jsonify(run_for(services(), identity(), sql, origin="api", variables=values, variable_types=types,
+    return jsonify(run_for(services(), identity(), sql, origin=request_origin(), variables=values, variable_types=types,
                            row_limit=row_limit))
 
 

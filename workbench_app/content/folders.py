@@ -86,7 +86,9 @@ def personal_folder(conn: psycopg.Connection, identity: Identity) -> int:
 def _describe(conn: psycopg.Connection, identity: Identity, folder: dict[str, Any]) -> dict[str, Any]:
     folder["access"] = access_level(conn, identity, folder["folder_id"])
     folder.pop("owner_id")
-    folder["personal"] = root_owner(conn, folder["folder_id"]) is not None
+    owner = root_owner(conn, folder["folder_id"])
+    folder["personal"] = owner is not None
+    folder["mine"] = owner == identity.user_id
     folder["groups"] = [{"group_id": g, "level": lvl} for g, lvl in conn.execute(
         "select group_id, level from folder_access where folder_id = %s order by group_id", (folder["folder_id"],))]
     return folder

@@ -18,4 +18,6 @@ export interface Folder {
   parent_id: number | null;
   access: "view" | "edit" | null;
   personal: boolean;
+  /** The person's own personal folder. */
+  mine: boolean;
 }

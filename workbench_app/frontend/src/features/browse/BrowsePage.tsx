@@ -51,7 +51,7 @@ export default function BrowsePage() {
   const [target, setTarget] = useState("");
   const tree = folderTree(folders.data ?? []);
   const selected = folderId ? tree.find((entry) => entry.folder.folder_id === Number(folderId))?.folder
-    : tree.find((entry) => entry.folder.personal && entry.depth === 0)?.folder;
+    : tree.find((entry) => entry.folder.mine && entry.depth === 0)?.folder;
   const questions = useQuery({
     queryKey: ["questions", search ? null : selected?.folder_id ?? null, search],
     queryFn: async () => ((await data(api.GET("/questions", { params: { query: search
@@ -103,7 +103,7 @@ export default function BrowsePage() {
             <li key={folder.folder_id} style={{ paddingInlineStart: `${depth}rem` }}>
               <Link to={`/browse/${folder.folder_id}`} aria-current={folder.folder_id === selected?.folder_id ? "page" : undefined}
                 className={folder.folder_id === selected?.folder_id ? styles.current : undefined}>
-                {folder.personal && depth === 0 ? t("browse.personal") : folder.name}
+                {folder.mine && depth === 0 ? t("browse.personal") : folder.name}
               </Link>
             </li>
           ))}
@@ -111,7 +111,7 @@ export default function BrowsePage() {
       </nav>
       <section className={styles.content} aria-labelledby="folder-title">
         <div className={styles.heading}>
-          <h2 id="folder-title">{search ? t("browse.searchResults") : selected?.personal && selected.parent_id === null ? t("browse.personal") : selected?.name}</h2>
+          <h2 id="folder-title">{search ? t("browse.searchResults") : selected?.mine && selected.parent_id === null ? t("browse.personal") : selected?.name}</h2>
           {selected?.access === "edit" && !search && (
             <div className={styles.actions}>
               <Button onClick={() => ask({ kind: "new-folder", parent: selected })}>{t("browse.newFolder")}</Button>
@@ -160,7 +160,7 @@ export default function BrowsePage() {
           {pending.kind === "move-question" && (
             <SelectField label={t("browse.moveTo")} value={target}
               options={editable.map(({ folder, depth }) => ({ value: String(folder.folder_id),
-                label: `${"· ".repeat(depth)}${folder.personal && depth === 0 ? t("browse.personal") : folder.name}` }))}
+                label: `${"· ".repeat(depth)}${folder.mine && depth === 0 ? t("browse.personal") : folder.name}` }))}
               onChange={setTarget} />
           )}
           <ErrorMessage error={change.error} />

@@ -51,7 +51,7 @@ export function SaveQuestionDialog({ initialName, initialFolder, onSave, onCance
         <TextField label={t("save.name")} value={name} onChange={setName} required maxLength={200} autoFocus />
         <SelectField label={t("save.folder")} value={folder}
           options={[{ value: "", label: t("save.personalFolder") },
-            ...editable.filter((f) => !(f.personal && f.parent_id === null)).map((f) => ({ value: String(f.folder_id), label: f.name }))]}
+            ...editable.filter((f) => !(f.mine && f.parent_id === null)).map((f) => ({ value: String(f.folder_id), label: f.name }))]}
           onChange={setFolder} />
         <ErrorMessage error={error} />
         <div className={dialogStyles.actions}>

@@ -1,0 +1,188 @@
+"""Each screen on the demo data, as an analyst uses it, in English, French and Spanish."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+HEADINGS = {
+    "/": {"en": "Browse", "fr": "Parcourir", "es": "Explorar"},
+    "/sql": {"en": "New SQL query", "fr": "Nouvelle requête SQL", "es": "Nueva consulta SQL"},
+    "/data": {"en": "Data", "fr": "Données", "es": "Datos"},
+    "/history": {"en": "History", "fr": "Historique", "es": "Historial"},
+    "/audit": {"en": "Audit log", "fr": "Journal d'audit", "es": "Registro de auditoría"},
+}
+RUN = {"en": "Run", "fr": "Exécuter", "es": "Ejecutar"}
+
+
+def open_sql_editor(page):
+    page.get_by_role("link", name="New SQL").click()
+    expect(page.get_by_role("heading", name="New SQL query")).to_be_visible()
+
+
+def write_sql(page, sql: str):
+    editor = page.get_by_role("textbox", name="SQL statement")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    editor.press_sequentially(sql)
+
+
+def run(page):
+    page.get_by_role("button", name="Run").click()
+
+
+def expect_rows(page, count: int):
+    expect(page.get_by_test_id("result-status")).to_contain_text(f"Rows: {count}")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_main_screen_in_each_language_passes_axe(page, stack, language):
+    email = f"reader-{language}@example.org"
+    stack.create_user(email, locale=language, is_admin=True)
+    sign_in(page, email)
+    for path, names in HEADINGS.items():
+        page.goto(path)
+        expect(page.get_by_role("heading", name=names[language], exact=True)).to_be_visible()
+        if path == "/sql":
+            page.get_by_role("textbox").first.click()
+            page.keyboard.type("select channel, count(*) as visits from visits group by 1 order by 2 desc")
+            page.get_by_role("button", name=RUN[language]).click()
+            expect(page.get_by_test_id("chart")).to_be_visible()
+        if path == "/data":
+            page.get_by_role("button", name="visits", exact=True).click()
+            expect(page.get_by_role("rowheader", name="channel")).to_be_visible()
+        check_accessibility(page, f"{path} ({language})")
+
+
+def test_sql_editor_runs_draws_and_shows_a_table(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select date_trunc('day', visit_start) as day, count(*) as visits from visits group by 1 order by 1")
+    page.keyboard.press("Control+Enter")
+    expect_rows(page, 90)
+    expect(page.get_by_test_id("chart").locator("svg")).to_be_visible()
+    page.get_by_label("Chart", exact=True).select_option("table")
+    table = page.get_by_role("region", name="Result table")
+    expect(table.get_by_role("columnheader", name="visits")).to_be_visible()
+    table.get_by_role("button", name="visits").click()
+    expect(table.get_by_role("columnheader", name="visits")).to_have_attribute("aria-sort", "ascending")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    assert download.value.suggested_filename.endswith(".csv")
+
+
+def test_sql_editor_runs_the_selection_with_variables_and_marks_errors(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select count(*) as n from visits where channel = {{channel}} [[and country = {{country}}]]")
+    expect(page.get_by_label("channel", exact=True)).to_be_visible()
+    expect(page.get_by_label("country (optional)")).to_be_visible()
+    page.get_by_label("channel", exact=True).fill("Email")
+    run(page)
+    expect_rows(page, 1)
+    expect(page.get_by_role("figure")).to_contain_text("n")
+    page.get_by_label("Type of channel").select_option("number")
+    run(page)
+    expect(page.get_by_text("Enter a number (e.g. 12.5).")).to_be_visible()
+    write_sql(page, "select 1 as one,\nfrom from visits")
+    run(page)
+    expect(page.get_by_role("alert")).to_contain_text("Syntax error")
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("from from visits")
+
+
+def test_a_refusal_keeps_the_text_and_names_no_internals(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select * from secret_table_that_does_not_exist")
+    run(page)
+    alert = page.get_by_role("alert")
+    expect(alert).to_be_visible()
+    assert "Traceback" not in alert.inner_text()
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("secret_table_that_does_not_exist")
+
+
+def test_format_and_autocomplete(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select channel from vis")
+    page.keyboard.press("Control+Space")
+    expect(page.get_by_role("option", name=re.compile("^visits"))).to_be_visible()
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Format").click()
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("SELECT")
+
+
+def test_save_browse_rename_move_and_delete_a_question(page, stack):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select channel, count(*) as visits from visits group by 1 order by 2 desc")
+    run(page)
+    expect(page.get_by_test_id("chart")).to_be_visible()
+    page.get_by_label("Chart", exact=True).select_option("pie")
+    page.get_by_role("button", name="Save").click()
+    dialog = page.get_by_role("dialog", name="Save the question")
+    dialog.get_by_label("Name").fill("Visits by channel")
+    dialog.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", name="Visits by channel")).to_be_visible()
+    saved = stack.ok("GET", "/questions", params={"search": "Visits by channel"})["questions"][0]
+    assert saved["visualization"]["kind"] == "pie"
+
+    page.get_by_role("link", name="Browse").click()
+    page.get_by_role("button", name="New shared folder").click()
+    page.get_by_role("dialog").get_by_label("Name").fill("Team reports")
+    page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    expect(page.get_by_role("link", name="Team reports")).to_be_visible()
+    page.get_by_role("link", name="My personal folder").click()
+    page.get_by_role("button", name="Rename Visits by channel").click()
+    page.get_by_role("dialog").get_by_label("Name").fill("Visits per channel")
+    page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    expect(page.get_by_role("link", name="Visits per channel")).to_be_visible()
+    page.get_by_role("button", name="Move Visits per channel").click()
+    page.get_by_role("dialog").get_by_label("Move to").select_option(label="Team reports")
+    page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    expect(page.get_by_role("link", name="Visits per channel")).to_have_count(0)
+    page.get_by_role("link", name="Team reports").click()
+    page.get_by_role("link", name="Visits per channel").click()
+    expect(page.get_by_role("heading", name="Visits per channel")).to_be_visible()
+    expect(page.get_by_test_id("result-status")).to_have_count(0)
+    page.get_by_role("link", name="Browse").click()
+    page.get_by_label("Search questions by name").fill("per channel")
+    page.get_by_role("button", name="Delete Visits per channel").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("link", name="Visits per channel")).to_have_count(0)
+    assert stack.ok("GET", "/questions", params={"search": "per channel"})["questions"] == []
+
+
+def test_data_screen_shows_descriptions_searches_and_samples(page):
+    sign_in(page)
+    page.get_by_role("link", name="Data").click()
+    page.get_by_role("button", name="visits", exact=True).click()
+    row = page.get_by_role("row", name=re.compile("^channel"))
+    expect(row).to_contain_text("VARCHAR")
+    page.get_by_label("Search tables and columns").fill("bounce")
+    expect(page.get_by_role("button", name="visits", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="orders", exact=True)).to_have_count(0)
+    page.get_by_role("button", name="Show sample rows").click()
+    expect(page.get_by_role("region", name="Result table")).to_be_visible()
+
+
+def test_history_reopens_a_statement_and_the_audit_log_shows_sign_ins(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select 42 as answer")
+    run(page)
+    expect_rows(page, 1)
+    page.get_by_role("link", name="History").click()
+    row = page.get_by_role("row").filter(has_text="select 42 as answer").first
+    expect(row).to_contain_text("Workbench")
+    row.get_by_role("link", name="Open in the editor").click()
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("select 42 as answer")
+    page.get_by_role("link", name="Audit log").click()
+    page.get_by_label("Kind").select_option("sign_in")
+    expect(page.get_by_role("cell", name="sign_in.succeeded").first).to_be_visible()
