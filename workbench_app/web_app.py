@@ -6,9 +6,11 @@ cached; the hashed assets under `/assets/` are cached for a year. Every page for
 """
 from __future__ import annotations
 
+import gzip
+from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, send_from_directory
+from flask import Blueprint, Flask, Response, request, send_from_directory
 from werkzeug.routing import PathConverter
 
 BUILD = Path(__file__).parent / "frontend" / "dist"
@@ -41,10 +43,22 @@ def index(route: str = ""):
     return response
 
 
+@lru_cache(maxsize=256)
+def _compressed(path: Path, mtime: float) -> bytes:
+    # Hashed assets never change under their name: each is compressed once per worker.
+    return gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+
+
 @blueprint.get("/assets/<path:name>")
 def asset(name: str):
     response = send_from_directory(BUILD / "assets", name, max_age=ONE_YEAR)
     response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"
+    response.vary.add("Accept-Encoding")
+    if response.status_code == 200 and "gzip" in request.accept_encodings and name.endswith((".js", ".css", ".svg")):
+        path = (BUILD / "assets" / name).resolve()
+        response.direct_passthrough = False
+        response.set_data(_compressed(path, path.stat().st_mtime))
+        response.headers["Content-Encoding"] = "gzip"
     return response
 
 

@@ -124,3 +124,21 @@ def test_the_web_application_is_served_for_app_routes_only(app):
     missing = client.get("/api/v1/no-such-thing")
     assert missing.status_code in (401, 404) and missing.is_json
     assert client.post("/api/v1/no-such-thing").is_json
+
+
+def test_hashed_assets_are_compressed_and_cached_for_a_year(app):
+    from workbench_app.web_app import BUILD
+
+    built = sorted((BUILD / "assets").glob("*.js")) if (BUILD / "assets").is_dir() else []
+    if not built:
+        return  # not built in this checkout: the browser tests cover the built app
+    client = app.test_client()
+    answer = client.get(f"/assets/{built[0].name}", headers={"Accept-Encoding": "gzip, br"})
+    assert answer.status_code == 200 and answer.headers["Content-Encoding"] == "gzip"
+    assert "immutable" in answer.headers["Cache-Control"] and "max-age=31536000" in answer.headers["Cache-Control"]
+    import gzip as gz
+
+    assert gz.decompress(answer.data) == built[0].read_bytes()
+    plain = client.get(f"/assets/{built[0].name}")
+    assert "Content-Encoding" not in plain.headers and plain.data == built[0].read_bytes()
+    assert client.get("/assets/nothing-here.js").status_code == 404

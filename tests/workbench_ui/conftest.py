@@ -6,13 +6,7 @@ through the command line and the real API. Chromium is Debian's, driven by Playw
 """
 from __future__ import annotations
 
-import os
-import shutil
-import signal
 import subprocess
-import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,10 +17,10 @@ from playwright.sync_api import expect
 
 from pipelines.database import connection
 from pipelines.settings import Settings
-from tests.conftest import REPO_ROOT, free_port
+from analytics_cli.local_stack import ANALYTICS, LocalStack
+from tests.conftest import REPO_ROOT
 from tests.tracker.conftest import browser, chromium_path  # noqa: F401  (the session's one Chromium)
 
-ANALYTICS = str(Path(sys.executable).parent / "analytics")
 AXE = REPO_ROOT / "workbench_app" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "a long enough password"
 ADMIN = "admin@example.org"
@@ -71,53 +65,20 @@ class Stack:
         return user["user_id"]
 
 
-def _wait_healthy(url: str, process: subprocess.Popen, log: Path, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"analytics up exited:\n{log.read_text()[-3000:]}")
-        try:
-            if requests.get(url, timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.3)
-    raise AssertionError(f"the workbench did not answer within {seconds} s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture(scope="session")
 def stack():
     if not (REPO_ROOT / "workbench_app" / "frontend" / "dist" / "index.html").is_file():
         pytest.fail("the web application is not built: `make test` builds it (make frontend)")
-    root = Path(tempfile.mkdtemp(prefix="analytics-ui-home-"))
-    home = root / "home"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
-    env.update(ANALYTICS_HOME=str(home), ANALYTICS_WORKBENCH_PORT=str(port),
-               ANALYTICS_COLLECTOR_PORT=str(free_port()), ANALYTICS_WORKBENCH_WORKERS="2")
-    log = root / "up.log"
-    subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
-    with log.open("w") as out:
-        process = subprocess.Popen([ANALYTICS, "up", "--no-dagster"], env=env, cwd=REPO_ROOT, stdout=out,
-                                   stderr=subprocess.STDOUT)
+    local = LocalStack.prepare()
     try:
-        base_url = f"http://127.0.0.1:{port}"
-        _wait_healthy(f"{base_url}/healthz", process, log, 120)
-        created = subprocess.run([ANALYTICS, "workbench", "create-admin", "--email", ADMIN, "--password", PASSWORD,
-                                  "--name", "Ada Admin", "--with-token"], env=env, check=True, capture_output=True,
-                                 text=True).stdout
-        token = next(line.strip() for line in created.splitlines() if line.strip().startswith("wbt_"))
-        current = Stack(base_url, home, env, token)
+        local.start()
+        current = Stack(local.workbench_url, local.root / "home", local.env,
+                        local.create_admin(ADMIN, PASSWORD, "Ada Admin"))
         current.users[ADMIN] = 1
         _restricted_analyst(current)
         yield current
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        shutil.rmtree(root, ignore_errors=True)
+        local.stop()
 
 
 def _restricted_analyst(stack: Stack) -> None:
