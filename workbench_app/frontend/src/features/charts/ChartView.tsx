@@ -31,7 +31,9 @@ export default function ChartView({ spec, columns, rows, forecasts = [], title }
     if (spec.kind === "number" || spec.kind === "table" || !host.current) return undefined;
     const instance = echarts.init(host.current, undefined, { renderer: "svg" });
     // A User Timing mark each time a chart is drawn (read by bench/workbench_ui.py; cheap to keep).
-    instance.on("finished", () => performance.mark("workbench:chart-drawn"));
+    instance.on("finished", () => {
+      performance.mark("workbench:chart-drawn");
+    });
     chart.current = instance;
     const resize = new ResizeObserver(() => instance.resize());
     resize.observe(host.current);
