@@ -186,3 +186,27 @@ def test_history_reopens_a_statement_and_the_audit_log_shows_sign_ins(page):
     page.get_by_role("link", name="Audit log").click()
     page.get_by_label("Kind").select_option("sign_in")
     expect(page.get_by_role("cell", name="sign_in.succeeded").first).to_be_visible()
+
+
+def test_a_network_failure_keeps_the_text_and_offers_to_retry(page, context):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select 7 as seven")
+    context.set_offline(True)
+    run(page)
+    expect(page.get_by_role("alert")).to_contain_text("The server could not be reached")
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("select 7 as seven")
+    context.set_offline(False)
+    page.get_by_role("button", name="Retry").click()
+    expect_rows(page, 1)
+
+
+def test_a_narrow_window_stays_readable(page):
+    page.set_viewport_size({"width": 480, "height": 800})
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select 1 as one")
+    run(page)
+    expect_rows(page, 1)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 480, f"the page scrolls sideways: {width} px"
