@@ -142,3 +142,17 @@ def test_hashed_assets_are_compressed_and_cached_for_a_year(app):
     plain = client.get(f"/assets/{built[0].name}")
     assert "Content-Encoding" not in plain.headers and plain.data == built[0].read_bytes()
     assert client.get("/assets/nothing-here.js").status_code == 404
+
+
+def test_the_audit_log_is_filtered_by_kind_person_and_day(app, admin, workbench_db):
+    client = app.test_client()
+    sign_in(client, "nobody@example.org", "wrong password!")
+    workbench_db.execute("insert into audit_log (actor, action, at) values ('old@example.org', 'token.created', "
+                         "'2020-01-02 10:00+00')")
+    entries = ok(admin.get("/audit?action=sign_in&actor=NOBODY"))["entries"]
+    assert [e["action"] for e in entries] == ["sign_in.failed"]
+    old = ok(admin.get("/audit?since=2020-01-02&until=2020-01-02"))["entries"]
+    assert [e["actor"] for e in old] == ["old@example.org"]
+    assert ok(admin.get("/audit?since=2020-01-03&actor=old@"))["entries"] == []
+    refused = admin.get("/audit?since=yesterday")
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "since"

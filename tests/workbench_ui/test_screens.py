@@ -186,6 +186,8 @@ def test_history_reopens_a_statement_and_the_audit_log_shows_sign_ins(page):
     page.get_by_role("link", name="Audit log").click()
     page.get_by_label("Kind").select_option("sign_in")
     expect(page.get_by_role("cell", name="sign_in.succeeded").first).to_be_visible()
+    page.get_by_label("Person").fill("nobody-signed-in-as-this")
+    expect(page.get_by_text("No entry matches.")).to_be_visible()
 
 
 def test_a_network_failure_keeps_the_text_and_offers_to_retry(page, context):

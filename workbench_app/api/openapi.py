@@ -204,7 +204,11 @@ def _paths() -> dict[str, Any]:
         "/history": {"get": op("List query history", "records", query={
             **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
             "all": {"type": "boolean"}})},
-        "/audit": {"get": op("List the audit log", "records", query={**_PAGE, "action": _TEXT})},
+        "/audit": {"get": op("List the audit log", "records", query={
+            **_PAGE, "action": {**_TEXT, "description": "Actions starting with this (`sign_in`, `token.created`)."},
+            "actor": {**_TEXT, "description": "Entries whose actor contains this (case-insensitive)."},
+            "since": {"type": "string", "format": "date", "description": "From this UTC day."},
+            "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
     }
 
 

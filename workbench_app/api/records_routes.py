@@ -1,10 +1,13 @@
 """Query history (one's own; administrators everyone's) and the audit log (administrators)."""
 from __future__ import annotations
 
+import datetime as dt
+
 from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, query_int, require_admin, services
+from workbench_app.errors import invalid
 from workbench_app.records import audit_log, query_history
 
 blueprint = Blueprint("records", __name__)
@@ -28,11 +31,22 @@ def history():
     return jsonify({"queries": runs})
 
 
+def _day(name: str) -> dt.date | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    try:
+        return dt.date.fromisoformat(raw)
+    except ValueError:
+        raise invalid(f"{name} must be a date (YYYY-MM-DD).", field=name) from None
+
+
 @blueprint.get("/audit")
 def audit():
     require_admin()
     prefix = (request.args.get("action") or "")[:100] or None
+    actor = (request.args.get("actor") or "")[:200] or None
     with services().transaction() as conn:
-        entries = audit_log.list_entries(conn, action_prefix=prefix, limit=query_int("limit", 100),
-                                         before_id=_before())
+        entries = audit_log.list_entries(conn, action_prefix=prefix, actor=actor, since=_day("since"),
+                                         until=_day("until"), limit=query_int("limit", 100), before_id=_before())
     return jsonify({"entries": entries})

@@ -6237,6 +6237,9 @@ export interface operations {
                 limit?: number;
                 before?: number;
                 action?: string;
+                actor?: string;
+                since?: string;
+                until?: string;
             };
             header?: never;
             path?: never;
