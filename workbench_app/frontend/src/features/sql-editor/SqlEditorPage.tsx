@@ -8,6 +8,7 @@ import { api, data } from "../../api/client";
 import type { Question } from "../../api/models";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
+import { PageHeader } from "../../ui/PageHeader";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import { ResultPanel } from "../results/ResultPanel";
@@ -104,16 +105,13 @@ export default function SqlEditorPage() {
   const title = question.data?.name ?? t("sql.untitled");
   return (
     <div className={styles.page}>
-      <div className={styles.heading}>
-        <h1>{title}</h1>
-        <div className={styles.toolbar}>
-          <Button variant="primary" onClick={() => run(sql)} disabled={statement.running || !sql.trim()}
-            aria-keyshortcuts="Control+Enter Meta+Enter">{t("sql.run")}</Button>
-          {statement.running && <Button onClick={statement.cancel}>{t("sql.cancel")}</Button>}
-          <Button onClick={() => void format()} disabled={!sql.trim()}>{t("sql.format")}</Button>
-          <Button onClick={() => setSaving(true)} disabled={!sql.trim()}>{t("sql.save")}</Button>
-        </div>
-      </div>
+      <PageHeader title={title}>
+        <Button variant="primary" onClick={() => run(sql)} disabled={statement.running || !sql.trim()}
+          aria-keyshortcuts="Control+Enter Meta+Enter">{t("sql.run")}</Button>
+        {statement.running && <Button onClick={statement.cancel}>{t("sql.cancel")}</Button>}
+        <Button onClick={() => void format()} disabled={!sql.trim()}>{t("sql.format")}</Button>
+        <Button onClick={() => setSaving(true)} disabled={!sql.trim()}>{t("sql.save")}</Button>
+      </PageHeader>
       <SqlEditor value={sql} onChange={(text) => { setSql(text); setFormatError(null); }} onRun={run}
         error={errorPosition} label={t("sql.editorLabel")} placeholderText={t("sql.placeholder")} />
       <p className={styles.hint}>{t("sql.shortcut")}</p>
