@@ -16,6 +16,7 @@ HEADINGS = {
     "/data": {"en": "Data", "fr": "Données", "es": "Datos"},
     "/history": {"en": "History", "fr": "Historique", "es": "Historial"},
     "/audit": {"en": "Audit log", "fr": "Journal d'audit", "es": "Registro de auditoría"},
+    "/question/new": {"en": "New question", "fr": "Nouvelle question", "es": "Nueva pregunta"},
 }
 RUN = {"en": "Run", "fr": "Exécuter", "es": "Ejecutar"}
 
@@ -212,3 +213,34 @@ def test_a_narrow_window_stays_readable(page):
     expect_rows(page, 1)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 480, f"the page scrolls sideways: {width} px"
+
+
+def test_question_builder_filters_summarizes_joins_and_opens_as_sql(page, stack):
+    sign_in(page)
+    page.get_by_role("link", name="New question").click()
+    page.get_by_label("Table", exact=True).select_option("warehouse.analytics.visits")
+    expect(page.get_by_test_id("result-status")).to_contain_text("Rows: 1,000")  # the row limit
+    page.get_by_role("button", name="Add a filter").click()
+    page.get_by_label("Column").first.select_option(label="channel")
+    page.get_by_label("Condition").select_option("in")
+    page.get_by_label("Value", exact=True).fill("Email, Referral")
+    page.get_by_role("button", name="Add a measure").click()
+    page.get_by_role("button", name="Add a grouping").click()
+    page.get_by_label("Group by").select_option(label="visit_start")
+    page.get_by_label("Time bucket").select_option("month")
+    expect(page.get_by_test_id("chart")).to_be_visible()
+    months = stack.ok("POST", "/sql", json={"sql": "select count(distinct date_trunc('month', visit_start)) from visits "
+                                                   "where channel in ('Email', 'Referral')"})["rows"][0][0]
+    expect(page.get_by_test_id("result-status")).to_contain_text(f"Rows: {months}")
+    page.get_by_role("button", name="Save").click()
+    page.get_by_role("dialog").get_by_label("Name").fill("Email and referral visits by month")
+    page.get_by_role("dialog").get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", name="Email and referral visits by month")).to_be_visible()
+    page.get_by_role("link", name="Browse").click()
+    page.get_by_role("link", name="Email and referral visits by month").click()
+    expect(page.get_by_label("Time bucket")).to_have_value("month")
+    expect(page.get_by_test_id("chart")).to_be_visible()
+    page.get_by_role("button", name="View as SQL").click()
+    expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("date_trunc")
+    run(page)
+    expect_rows(page, months)

@@ -5,7 +5,9 @@ from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, request_origin, services
-from workbench_app.content import folders, models_metrics, questions
+from workbench_app.content import builder, folders, models_metrics, questions
+from workbench_app.engine import EngineError
+from workbench_app.query_runner import engine_refusal, run_for
 
 blueprint = Blueprint("content", __name__)
 
@@ -121,6 +123,28 @@ def run_question(question_id):
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
                                           origin=request_origin(), variables=variables, row_limit=row_limit))
+
+
+@blueprint.post("/builder/run")
+def run_builder():
+    """Run an unsaved builder definition as the caller (the builder screen's live result)."""
+    body = json_body()
+    sql, types, values = builder.compile_definition(body.get("builder"))
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(run_for(services(), identity(), sql, origin=request_origin(), variables=values,
+                           variable_types=types, row_limit=row_limit))
+
+
+@blueprint.post("/builder/sql")
+def builder_sql():
+    """The statement a builder definition compiles to, values written as literals ("view as SQL")."""
+    body = json_body()
+    template, types, values = builder.compile_definition(body.get("builder"))
+    try:
+        readable = builder.readable_sql(body.get("builder"))
+    except EngineError as error:
+        raise engine_refusal(error) from None
+    return jsonify({"sql": readable, "template": template, "variable_types": types, "variables": values})
 
 
 # --- models and metrics ----------------------------------------------------------------------

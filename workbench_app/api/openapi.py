@@ -171,6 +171,11 @@ def _paths() -> dict[str, Any]:
                                                     result=_ref("Result"),
                                                     body=_body({"variables": _OBJECT,
                                                                 "row_limit": {"type": "integer", "minimum": 1}}))},
+        "/builder/run": {"post": op("Run a builder definition", "questions", result=_ref("Result"), body=_body(
+            {"builder": {**_OBJECT, "description": "A question builder definition (see the README)."},
+             "row_limit": {"type": "integer", "minimum": 1, "maximum": 1000000}}, ("builder",)))},
+        "/builder/sql": {"post": op("Compile a builder definition", "questions", result=_ref("CompiledBuilder"),
+                                    body=_body({"builder": _OBJECT}, ("builder",)))},
         "/models": {"get": op("List models", "models"),
                     "post": op("Create a model", "models", ok=201, body=_body(
                         {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"},
@@ -253,6 +258,10 @@ def document() -> dict[str, Any]:
                                                               "name": {"type": "string"},
                                                               "kind": {"enum": ["sql", "builder"]},
                                                               "sql": {"type": "string"}}},
+                "CompiledBuilder": {"type": "object", "required": ["sql", "template", "variable_types", "variables"],
+                                    "properties": {"sql": {"type": "string", "description": "Values written as literals."},
+                                                   "template": {"type": "string"}, "variable_types": _OBJECT,
+                                                   "variables": _OBJECT}},
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
