@@ -97,29 +97,6 @@ export function smooth(y: readonly number[], parameters: SmoothingParameters, in
   };
 }
 
-/** Only the sum of squared one-step errors: the objective, without allocating per step. */
-function sumOfSquaredErrors(y: readonly number[], parameters: SmoothingParameters, initial: InitialStates, season: number[]): number {
-  const m = initial.seasonal.length;
-  for (let i = 0; i < m; i += 1) season[i] = initial.seasonal[i]!;
-  const { level: alpha, trend: beta, seasonal: gamma } = parameters;
-  let level = initial.level;
-  let trend = initial.trend;
-  let sse = 0;
-  let slot = 0;
-  for (let t = 0; t < y.length; t += 1) {
-    const s = m === 0 ? 0 : season[slot]!;
-    const error = y[t]! - (level + trend + s);
-    sse += error * error;
-    level += trend + alpha * error;
-    trend += beta * error;
-    if (m > 0) {
-      season[slot] = s + gamma * error;
-      slot = slot + 1 === m ? 0 : slot + 1;
-    }
-  }
-  return sse;
-}
-
 function fromStarred(x: readonly number[], seasonal: boolean): SmoothingParameters {
   const alpha = x[0]!;
   return { level: alpha, trend: x[1]! * alpha, seasonal: seasonal ? x[2]! * (1 - alpha) : 0 };
@@ -138,8 +115,7 @@ export function fitEts(y: readonly number[], seasonLength = 0): EtsFit {
   const initial = simpleInitialStates(y, seasonLength);
   const seasonal = seasonLength > 0;
   const dimensions = seasonal ? 3 : 2;
-  const scratch = new Array<number>(seasonLength).fill(0);
-  const objective = (x: number[]) => sumOfSquaredErrors(y, fromStarred(x, seasonal), initial, scratch);
+  const objective = (x: number[]) => smooth(y, fromStarred(x, seasonal), initial).sse;
   let best: { x: number[]; value: number } | undefined;
   for (const start of STARTS) {
     const found = minimise(objective, start.slice(0, dimensions), {

@@ -13,13 +13,15 @@ export interface NelderMeadOptions {
   /** Size of the first simplex's edges as a share of each parameter's range. */
   step?: number;
   maxEvaluations?: number;
-  /** Stop when the simplex's values and points differ by less than this. */
+  /** Stop when the simplex's values differ by less than this, relatively... */
   tolerance?: number;
+  /** ...and its points by less than this in every coordinate. */
+  pointTolerance?: number;
 }
 
 /** Minimise `f` inside the box [lower, upper], starting from `start`; points outside are clamped. */
 export function minimise(f: (x: number[]) => number, start: number[], options: NelderMeadOptions): Minimum {
-  const { lower, upper, step = 0.1, maxEvaluations = 2000, tolerance = 1e-10 } = options;
+  const { lower, upper, step = 0.1, maxEvaluations = 2000, tolerance = 1e-10, pointTolerance = 1e-6 } = options;
   const n = start.length;
   const clamp = (x: number[]) => x.map((v, i) => Math.min(upper[i]!, Math.max(lower[i]!, v)));
   let evaluations = 0;
@@ -49,7 +51,7 @@ export function minimise(f: (x: number[]) => number, start: number[], options: N
     const worst = simplex[n]!;
     const valueSpread = worst.value - best.value;
     const pointSpread = Math.max(...simplex.map((p) => Math.max(...p.x.map((v, i) => Math.abs(v - best.x[i]!)))));
-    if (valueSpread <= tolerance * (Math.abs(best.value) + tolerance) && pointSpread <= 1e-8) break;
+    if (valueSpread <= tolerance * (Math.abs(best.value) + tolerance) && pointSpread <= pointTolerance) break;
 
     const centroid = new Array<number>(n).fill(0);
     for (const point of simplex.slice(0, n)) point.x.forEach((v, i) => (centroid[i]! += v / n));
