@@ -104,7 +104,7 @@ def series(name: str, bucket: str, stamps: pd.DatetimeIndex, values, model: str,
         {"t": epoch_ms(stamp), "value": None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)}
         for stamp, value in zip(stamps, values)
     ]
-    # The model sees every period: absent buckets and nulls filled by linear interpolation in time order.
+    # The model sees every period: absent ones and nulls filled linearly in the period index.
     frame = pd.Series([p["value"] for p in points], index=stamps, dtype=float)
     full_index = pd.date_range(stamps[0], stamps[-1], freq=FREQ[bucket])
     filled = frame.reindex(full_index).interpolate(method="linear").to_numpy()

@@ -102,8 +102,8 @@ function fromStarred(x: readonly number[], seasonal: boolean): SmoothingParamete
   return { level: alpha, trend: x[1]! * alpha, seasonal: seasonal ? x[2]! * (1 - alpha) : 0 };
 }
 
-// statsmodels starts L-BFGS from alpha 0.1, beta 0.01, gamma 0.01; a few more starts guard the
-// simplex against the local minima a bounded objective can have.
+// Starts in (alpha, beta*, gamma*): the first is statsmodels' (alpha 0.1, beta 0.01, gamma 0.01);
+// the others guard the simplex against local minima and against collapsing onto a bound.
 const STARTS: readonly (readonly number[])[] = [
   [0.1, 0.1, 0.01],
   [0.5, 0.1, 0.1],
