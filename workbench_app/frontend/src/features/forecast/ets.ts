@@ -102,13 +102,8 @@ function fromStarred(x: readonly number[], seasonal: boolean): SmoothingParamete
   return { level: alpha, trend: x[1]! * alpha, seasonal: seasonal ? x[2]! * (1 - alpha) : 0 };
 }
 
-// Starts in (alpha, beta*, gamma*): the first is statsmodels' (alpha 0.1, beta 0.01, gamma 0.01);
-// the others guard the simplex against local minima and against collapsing onto a bound.
-const STARTS: readonly (readonly number[])[] = [
-  [0.1, 0.1, 0.01],
-  [0.5, 0.1, 0.1],
-  [0.9, 0.5, 0.5],
-];
+// statsmodels' start (alpha 0.1, beta 0.01, gamma 0.01) in (alpha, beta*, gamma*).
+const START = [0.1, 0.1, 0.01];
 
 /** Fit ETS(A,A,A) (seasonLength > 0) or ETS(A,A,N) by least squares of the one-step errors. */
 export function fitEts(y: readonly number[], seasonLength = 0): EtsFit {
@@ -116,15 +111,17 @@ export function fitEts(y: readonly number[], seasonLength = 0): EtsFit {
   const seasonal = seasonLength > 0;
   const dimensions = seasonal ? 3 : 2;
   const objective = (x: number[]) => smooth(y, fromStarred(x, seasonal), initial).sse;
-  let best: { x: number[]; value: number } | undefined;
-  for (const start of STARTS) {
-    const found = minimise(objective, start.slice(0, dimensions), {
-      lower: new Array<number>(dimensions).fill(LOWER),
-      upper: new Array<number>(dimensions).fill(UPPER),
-    });
-    if (best === undefined || found.value < best.value) best = found;
+  const bounds = { lower: new Array<number>(dimensions).fill(LOWER), upper: new Array<number>(dimensions).fill(UPPER) };
+  // A simplex can shrink onto a bound or a ridge before the minimum: restarting from where it
+  // stopped, with a fresh simplex, is the usual remedy (it stops at once when already there).
+  let found = minimise(objective, START.slice(0, dimensions), bounds);
+  for (let restart = 0; restart < 3; restart += 1) {
+    const again = minimise(objective, found.x, bounds);
+    const improved = again.value < found.value * (1 - 1e-9);
+    if (again.value < found.value) found = again;
+    if (!improved) break;
   }
-  return smooth(y, fromStarred(best!.x, seasonal), initial);
+  return smooth(y, fromStarred(found.x, seasonal), initial);
 }
 
 /**
