@@ -87,15 +87,13 @@ function logGamma(x: number): number {
 function regularisedIncompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
   if (x > (a + 1) / (a + b + 2)) return 1 - regularisedIncompleteBeta(1 - x, b, a);
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
   const tiny = 1e-300;
-  let f = 1;
   let c = 1;
   let d = 1 - ((a + b) * x) / (a + 1);
-  d = Math.abs(d) < tiny ? tiny : d;
-  d = 1 / d;
-  f = d;
+  d = 1 / (Math.abs(d) < tiny ? tiny : d);
+  let f = d;
   for (let m = 1; m <= 300; m += 1) {
     const m2 = 2 * m;
     let numerator = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
