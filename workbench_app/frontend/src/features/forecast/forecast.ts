@@ -1,0 +1,157 @@
+// Forecasts drawn on time charts, computed in the browser (product spec: "Forecasts"). A pure
+// module: no React, no DOM. The series is put on a regular grid of periods (missing periods filled
+// by linear interpolation), then extended by 3, 6 or 12 periods with the richest model its length
+// supports: Holt-Winters over two full seasons, else Holt's smoothed trend, else a line.
+
+import { type Bucket, periodGrid, seasonLength } from "./calendar";
+import { fitEts, predict, type Prediction } from "./ets";
+import { fitLine, predictLine } from "./linear";
+
+export type { Bucket } from "./calendar";
+
+export interface SeriesPoint {
+  /** Start of the period, epoch milliseconds (UTC). */
+  t: number;
+  /** The period's value; null (or a non-finite number) when the query gave none. */
+  value: number | null;
+}
+
+export type Horizon = 3 | 6 | 12;
+export const HORIZONS: readonly Horizon[] = [3, 6, 12];
+
+export type ForecastMethod = "holt_winters" | "smoothed_trend" | "linear" | "none";
+
+export interface ForecastPoint {
+  t: number;
+  value: number;
+  /** Bounds of the 80 % prediction interval. */
+  lower: number;
+  upper: number;
+}
+
+export interface Forecast {
+  method: ForecastMethod;
+  /** Periods per season of the Holt-Winters model. */
+  seasonLength?: number;
+  /** The fitted smoothing parameters (ETS form) of the exponential smoothing methods. */
+  parameters?: { level: number; trend: number; seasonal?: number };
+  /** The next `horizon` periods; empty with method "none". */
+  points: ForecastPoint[];
+}
+
+/**
+ * Fewest periods for Holt's smoothed trend. ETS(A,A,N) takes four numbers from the data (initial
+ * level and trend, alpha and beta); asking for twice as many periods keeps the smoothing
+ * parameters from being fitted to noise. Shorter series get a least-squares line (two numbers).
+ */
+export const MIN_PERIODS_SMOOTHED_TREND = 8;
+
+/** Fewest periods for any forecast: a line needs two. One period or none gives method "none". */
+export const MIN_PERIODS_LINE = 2;
+
+/**
+ * Most periods fitted: the latest ones. An exponentially weighted forecast barely depends on older
+ * periods, and the cap bounds both the time (linear in the periods: twice the 1,000-point
+ * benchmark's) and the memory taken by filling gaps (two hourly points years apart would otherwise
+ * make an array of tens of thousands).
+ */
+export const MAX_PERIODS = 2000;
+
+/** A series on its bucket's regular grid, with every period between its first and last value. */
+export interface RegularSeries {
+  /** The first period with a value, epoch ms. */
+  origin: number;
+  values: number[];
+  /** How many periods were filled by interpolation. */
+  filled: number;
+}
+
+/**
+ * Put the points on their bucket's grid. Periods absent from the input or with no value are
+ * filled by linear interpolation between their nearest known neighbours; periods before the first
+ * or after the last known value are dropped (nothing to interpolate from), and so are all but the
+ * latest MAX_PERIODS periods. Two points in one period are a caller's error: the chart's query
+ * groups by period.
+ */
+export function regularise(points: readonly SeriesPoint[], bucket: Bucket): RegularSeries {
+  const known = points.filter(
+    (p): p is { t: number; value: number } => p.value !== null && Number.isFinite(p.value) && Number.isFinite(p.t),
+  );
+  let sorted = [...known].sort((a, b) => a.t - b.t);
+  const latest = sorted[sorted.length - 1];
+  if (latest === undefined) return { origin: Number.NaN, values: [], filled: 0 };
+  // Count periods back from the latest point, so that the cap keeps the most recent ones.
+  const fromLatest = periodGrid(bucket, latest.t);
+  sorted = sorted.filter((p) => fromLatest.index(p.t) > -MAX_PERIODS);
+  const first = sorted[0]!;
+  const grid = periodGrid(bucket, first.t);
+  const indices = sorted.map((p) => grid.index(p.t));
+  const length = indices[indices.length - 1]! + 1;
+  const values = new Array<number>(length);
+  let filled = 0;
+  for (let i = 0; i < sorted.length; i += 1) {
+    const index = indices[i]!;
+    if (i > 0 && index === indices[i - 1]) {
+      throw new RangeError(`two points fall in the same ${bucket}: ${new Date(sorted[i]!.t).toISOString()}`);
+    }
+    values[index] = sorted[i]!.value;
+    const previous = i > 0 ? indices[i - 1]! : index;
+    const from = sorted[i - 1]?.value ?? 0;
+    for (let k = previous + 1; k < index; k += 1) {
+      values[k] = from + ((sorted[i]!.value - from) * (k - previous)) / (index - previous);
+      filled += 1;
+    }
+  }
+  return { origin: first.t, values, filled };
+}
+
+/** Which method a series of `periods` regular periods gets in `bucket`. */
+export function chooseMethod(periods: number, bucket: Bucket): { method: ForecastMethod; seasonLength?: number } {
+  const m = seasonLength(bucket);
+  if (m !== undefined && periods >= 2 * m) return { method: "holt_winters", seasonLength: m };
+  if (periods >= MIN_PERIODS_SMOOTHED_TREND) return { method: "smoothed_trend" };
+  if (periods >= MIN_PERIODS_LINE) return { method: "linear" };
+  return { method: "none" };
+}
+
+/** Extend a time series by `horizon` periods of its bucket, with an 80 % interval. */
+export function forecast(points: readonly SeriesPoint[], bucket: Bucket, horizon: Horizon): Forecast {
+  if (!HORIZONS.includes(horizon)) throw new RangeError(`the horizon is 3, 6 or 12 periods, not ${String(horizon)}`);
+  const series = regularise(points, bucket);
+  const choice = chooseMethod(series.values.length, bucket);
+  if (choice.method === "none") return { method: "none", points: [] };
+
+  // The models are scale-equivariant; fitting on values scaled to at most 1 keeps the sums of
+  // squares finite for huge values (1e300) and well conditioned for tiny ones. An all-zero series
+  // keeps scale 1 (it forecasts zeros with no spread).
+  const scale = series.values.reduce((largest, v) => Math.max(largest, Math.abs(v)), 0) || 1;
+  if (!Number.isFinite(scale)) return { method: "none", points: [] };
+  const y = series.values.map((v) => v / scale);
+
+  let prediction: Prediction;
+  let result: Forecast;
+  if (choice.method === "linear") {
+    prediction = predictLine(fitLine(y), horizon);
+    result = { method: "linear", points: [] };
+  } else {
+    const fit = fitEts(y, choice.seasonLength ?? 0);
+    prediction = predict(fit, horizon);
+    const { level, trend, seasonal } = fit.parameters;
+    result =
+      choice.seasonLength === undefined
+        ? { method: "smoothed_trend", parameters: { level, trend }, points: [] }
+        : { method: "holt_winters", seasonLength: choice.seasonLength, parameters: { level, trend, seasonal }, points: [] };
+  }
+
+  const grid = periodGrid(bucket, series.origin);
+  const last = series.values.length - 1;
+  result.points = prediction.mean.map((value, i) => ({
+    t: grid.stamp(last + i + 1),
+    value: value * scale,
+    lower: prediction.lower[i]! * scale,
+    upper: prediction.upper[i]! * scale,
+  }));
+  // Values near the largest double can still overflow once extended: no forecast beats a wrong one.
+  const finite = result.points.every((p) => Number.isFinite(p.value) && Number.isFinite(p.lower) && Number.isFinite(p.upper));
+  return finite ? result : { method: "none", points: [] };
+}
