@@ -1,4 +1,5 @@
 import i18next from "i18next";
+import { useEffect } from "react";
 import { initReactI18next } from "react-i18next";
 import { catalogues, pickLanguage, type Language } from "./catalogues";
 
@@ -16,9 +17,12 @@ void i18n.use(initReactI18next).init({
   showSupportNotice: false,
 });
 
+/** Show the interface in `language` (and say so to assistive technology through <html lang>). */
 export function useLanguage(language: Language): void {
-  if (i18n.language !== language) void i18n.changeLanguage(language);
-  document.documentElement.lang = language;
+  useEffect(() => {
+    if (i18n.language !== language) void i18n.changeLanguage(language);
+    document.documentElement.lang = language;
+  }, [language]);
 }
 
 /** Numbers and dates formatted for the interface's language. */
