@@ -15,8 +15,6 @@ import re
 from typing import Any
 
 import pyarrow as pa
-import snowflake.connector
-from snowflake.connector import errors as snowflake_errors
 
 from workbench_app.engine.external_tables import ExternalTable, ReadRequest, SourceUnavailable, quoted
 
@@ -61,6 +59,9 @@ class SnowflakeCatalog:
         return self._tables
 
     def _connect(self):
+        import snowflake.connector  # slow to import: only where a Snowflake source is attached
+        from snowflake.connector import errors as snowflake_errors
+
         try:
             return snowflake.connector.connect(**self.params)
         except snowflake_errors.DatabaseError as error:
@@ -68,7 +69,9 @@ class SnowflakeCatalog:
         except Exception:  # noqa: BLE001 - the connector raises many kinds on a bad network
             raise SourceUnavailable("the server is unreachable") from None
 
-    def _query(self, sql: str, params: dict[str, Any] | None, timeout: float) -> pa.Table | list[tuple]:
+    def _query(self, sql: str, params: dict[str, Any] | None, timeout: float) -> pa.Table:
+        from snowflake.connector import errors as snowflake_errors
+
         try:
             connection = self._idle.get_nowait()
         except queue.Empty:
@@ -131,6 +134,8 @@ class SnowflakeCatalog:
 
 def _reason(error: Exception) -> str:
     """Why the connector failed, in words for people (never the connection parameters)."""
+    from snowflake.connector import errors as snowflake_errors
+
     errno = getattr(error, "errno", None)
     text = str(getattr(error, "msg", "") or error)
     if errno in (390100, 390144, 390318, 394304) or re.search(r"incorrect username or password|authenticat", text, re.I):
