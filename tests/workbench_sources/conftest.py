@@ -22,6 +22,7 @@ import pytest
 import requests
 
 from analytics_cli.node_toolchain import node_bin_dir
+from tests.workbench.conftest import source_files  # noqa: F401 - the DuckDB warehouse stand-in
 from tests.workbench_api.conftest import *  # noqa: F401,F403 - the API fixtures (app, admin, analyst...)
 
 HERE = Path(__file__).parent

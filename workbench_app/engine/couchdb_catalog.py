@@ -15,7 +15,7 @@ import pyarrow as pa
 import requests
 
 from workbench_app.engine import document_schema
-from workbench_app.engine.external_tables import ExternalTable, ReadRequest, SourceUnavailable
+from workbench_app.engine.external_tables import ExternalTable, ReadRequest, SourceTimeout, SourceUnavailable
 
 MAX_DATABASES = 500
 MAX_COLUMNS = 1000
@@ -43,7 +43,7 @@ class CouchCatalog:
             response = self.session.request(method, self.url + path, auth=self.auth,
                                             timeout=(min(self.connect_timeout, timeout), timeout), **kwargs)
         except requests.Timeout:
-            raise SourceUnavailable("the server did not answer in time") from None
+            raise SourceTimeout("the server did not answer in time") from None
         except requests.RequestException:
             raise SourceUnavailable("the server is unreachable") from None
         if response.status_code in (401, 403):

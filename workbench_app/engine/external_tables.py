@@ -50,6 +50,10 @@ class SourceUnavailable(Exception):
     """The source could not be reached or refused us: the message says why, for people."""
 
 
+class SourceTimeout(SourceUnavailable):
+    """The source did not answer within the statement's time limit."""
+
+
 @dataclass(frozen=True)
 class ExternalTable:
     """One table of an external catalog: its name in the engine and its columns (name, DuckDB type)."""
@@ -137,8 +141,10 @@ def prepare(sql: str, parameters: Mapping[str, Any], catalogs: Mapping[str, tupl
                   list(request.columns), [(c.column, c.op) for c in conditions])
         try:
             rows = catalog.read(table, request)
+        except SourceTimeout:
+            raise EngineError(QUERY_TIMEOUT, f"Source {reference.catalog!r} took too long; the query was stopped.") from None
         except SourceUnavailable as error:
-            raise EngineError(QUERY_FAILED, f"Source {reference.catalog!r} failed: {error}") from None
+            raise EngineError(QUERY_FAILED, f"Source {reference.catalog!r} failed: {error}.") from None
         if rows.num_rows > budgets[catalog_name]:
             raise EngineError(
                 QUERY_FAILED,

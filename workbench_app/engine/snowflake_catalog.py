@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import queue
 import re
+import time
 from typing import Any
 
 import pyarrow as pa
 
-from workbench_app.engine.external_tables import ExternalTable, ReadRequest, SourceUnavailable, quoted
+from workbench_app.engine.external_tables import ExternalTable, ReadRequest, SourceTimeout, SourceUnavailable, quoted
 
 _TYPES = {"FLOAT": "DOUBLE", "DOUBLE": "DOUBLE", "REAL": "DOUBLE", "BOOLEAN": "BOOLEAN", "DATE": "DATE",
           "TIME": "TIME", "TIMESTAMP_NTZ": "TIMESTAMP", "TIMESTAMP": "TIMESTAMP", "DATETIME": "TIMESTAMP",
@@ -76,12 +77,15 @@ class SnowflakeCatalog:
             connection = self._idle.get_nowait()
         except queue.Empty:
             connection = self._connect()
+        started = time.monotonic()
         try:
             with connection.cursor() as cursor:
                 cursor.execute(sql, params, timeout=max(1, math.ceil(timeout)))
                 table = cursor.fetch_arrow_all(force_return_table=True)
         except snowflake_errors.Error as error:
             connection.close()
+            if time.monotonic() - started >= timeout:
+                raise SourceTimeout("the query did not finish in time") from None
             raise SourceUnavailable(_reason(error)) from None
         if self._idle.qsize() < _POOL_SIZE:
             self._idle.put(connection)
