@@ -1,33 +1,18 @@
 """Fixtures of the document and cloud-warehouse source tests: real servers in child processes.
 
-* a CouchDB-compatible server: `couch_server/server.js` (express-pouchdb over PouchDB in memory,
-  installed by `make test` with npm ci), run with Node on a free port of 127.0.0.1;
-* a Snowflake stand-in: `fakesnow`'s standalone server, which speaks the connector's HTTP protocol,
-  from its own virtualenv `.venv-fakesnow` (fakesnow pins a DuckDB other than ours; `make test`
-  builds it), so the official connector runs unpatched against it.
-
-The API fixtures (embedded PostgreSQL, workbench app, admin and analyst) are those of
-tests/workbench_api.
+The servers are those of `servers.py` (a CouchDB-compatible server, fakesnow). The API fixtures
+(embedded PostgreSQL, workbench app, admin and analyst) are those of tests/workbench_api, the
+DuckDB warehouse stand-in that of tests/workbench.
 """
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
-import requests
 
-from analytics_cli.node_toolchain import node_bin_dir
 from tests.workbench.conftest import source_files  # noqa: F401 - the DuckDB warehouse stand-in
 from tests.workbench_api.conftest import *  # noqa: F401,F403 - the API fixtures (app, admin, analyst...)
-
-HERE = Path(__file__).parent
-ROOT = HERE.parent.parent
-FAKESNOW = ROOT / ".venv-fakesnow" / "bin" / "fakesnow"
+from tests.workbench_sources.servers import couch_server, fakesnow_server, load_couch, snowflake_execute
 
 # Nested documents: address is an object (a STRUCT), tags an array (a LIST), score mixes numbers
 # and text (JSON), phone is missing from some documents (NULL).
@@ -44,54 +29,10 @@ PEOPLE = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _await(ready, process: subprocess.Popen, what: str, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}: {process.stderr.read()[-2000:]}")
-        if ready():
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"{what} did not start in {seconds} s")
-
-
-def _answers(url: str) -> bool:
-    try:
-        return requests.get(url, timeout=1).status_code == 200
-    except requests.RequestException:
-        return False
-
-
 @pytest.fixture(scope="session")
 def couch_url():
-    """A CouchDB-compatible server in memory (see couch_server/server.js for why not pouchdb-server)."""
-    if not (HERE / "couch_server" / "node_modules").is_dir():
-        pytest.fail("tests/workbench_sources/couch_server/node_modules is missing: run make test (npm ci)")
-    port = free_port()
-    node = str(Path(node_bin_dir()) / "node")
-    process = subprocess.Popen([node, "server.js", str(port)],
-                               cwd=HERE / "couch_server", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _await(lambda: _answers(url + "/"), process, "the CouchDB-compatible server")
+    with couch_server() as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def load_couch(url: str, database: str, documents: list[dict]) -> None:
-    requests.delete(f"{url}/{database}", timeout=10)
-    assert requests.put(f"{url}/{database}", timeout=10).status_code in (201, 200)
-    answer = requests.post(f"{url}/{database}/_bulk_docs", json={"docs": documents}, timeout=600)
-    assert answer.status_code in (200, 201), answer.text
 
 
 @pytest.fixture(scope="session")
@@ -103,35 +44,8 @@ def couch_people(couch_url) -> str:
 @pytest.fixture(scope="session")
 def snowflake_server(tmp_path_factory) -> dict:
     """Connection parameters of a fakesnow server (any password is accepted)."""
-    if not FAKESNOW.exists():
-        pytest.fail(".venv-fakesnow is missing: run make test (it builds the fakesnow virtualenv)")
-    port = free_port()
-    process = subprocess.Popen([str(FAKESNOW), "-s", "-p", str(port), "-d", str(tmp_path_factory.mktemp("fakesnow"))],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    params = {"host": "127.0.0.1", "port": port, "protocol": "http", "account": "fakesnow", "user": "reader"}
-
-    def accepting() -> bool:
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", port)) == 0
-
-    try:
-        _await(accepting, process, "fakesnow")
+    with fakesnow_server(tmp_path_factory.mktemp("fakesnow")) as params:
         yield params
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def snowflake_execute(params: dict, *statements: str, rows: list[tuple] | None = None) -> None:
-    """Run statements on the Snowflake stand-in (the last one with `rows` as executemany)."""
-    import snowflake.connector
-
-    with snowflake.connector.connect(password="any", **params) as connection, connection.cursor() as cursor:
-        for statement in statements[:-1] if rows is not None else statements:
-            cursor.execute(statement)
-        if rows is not None:
-            cursor.executemany(statements[-1], rows)
 
 
 ORDERS = [(1, "p1", 120.5, "2026-01-05", "FR"), (2, "p1", 30.0, "2026-02-11", "FR"),

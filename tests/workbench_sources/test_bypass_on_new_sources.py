@@ -10,7 +10,8 @@ import pytest
 
 from tests.workbench.conftest import ANALYSTS_EU, CUSTOMERS, EVERYTHING, MASK_SALT
 from tests.workbench.test_bypass_suite import *  # noqa: F401,F403 - the attempts and their checks
-from tests.workbench_sources.conftest import load_couch, snowflake_execute, source_json
+from tests.workbench_sources.conftest import source_json
+from tests.workbench_sources.servers import load_couch, snowflake_execute
 from workbench_app.engine import CatalogSource, EngineSettings, UserContext, WorkbenchEngine
 
 CUSTOMER_FIELDS = ("id", "name", "email", "region", "card")

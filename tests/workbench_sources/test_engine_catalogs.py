@@ -9,7 +9,8 @@ import pytest
 from workbench_app.engine import (
     CatalogSource, EngineError, EngineSettings, GroupPermissions, TableRule, UserContext, WorkbenchEngine,
 )
-from tests.workbench_sources.conftest import free_port, load_couch, source_json
+from tests.workbench_sources.conftest import source_json
+from tests.workbench_sources.servers import free_port, load_couch
 
 ADMIN = UserContext("admin", (GroupPermissions("all", frozenset({"docs", "snow"})),))
 RESTRICTED = UserContext("eu", (GroupPermissions("eu", table_rules=(
