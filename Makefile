@@ -85,7 +85,7 @@ $(COUCH_SERVER)/node_modules/.stamp-ci: $(COUCH_SERVER)/package-lock.json | $(VE
 	touch $@
 
 $(FAKESNOW_VENV)/.stamp: tests/workbench_sources/fakesnow-requirements.txt
-	python3 -m venv $(FAKESNOW_VENV)
+	$(PYTHON) -m venv $(FAKESNOW_VENV)
 	$(FAKESNOW_VENV)/bin/pip install --quiet -r tests/workbench_sources/fakesnow-requirements.txt
 	touch $@
 
@@ -95,4 +95,4 @@ bench: install-dev test-servers
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist
+	rm -rf $(VENV) $(FAKESNOW_VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist $(COUCH_SERVER)/node_modules
