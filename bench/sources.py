@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ import psycopg  # noqa: E402
 from psycopg.conninfo import make_conninfo  # noqa: E402
 
 from pipelines.database import embedded  # noqa: E402
+from bench.workbench_query import _time_runs as median_seconds  # noqa: E402 - warm-up, then the median
 from tests.workbench_sources.servers import couch_server, fakesnow_server, load_couch, snowflake_execute  # noqa: E402
 from workbench_app.engine import CatalogSource, EngineSettings, GroupPermissions, UserContext, WorkbenchEngine  # noqa: E402
 
@@ -75,16 +75,6 @@ def postgres_source(url: str, data: list[tuple]) -> CatalogSource:
                          default_schema="public")
 
 
-def median_seconds(run, runs: int = 3) -> float:
-    run()  # warm-up: connections, caches
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        run()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -106,8 +96,8 @@ def main() -> None:
                 print(f"rows read per second through the engine, median of 3 ({args.rows:,} rows):")
                 for label, (table, _) in sources.items():
                     assert engine.run(AGGREGATE.format(table=table), user).rows[0][0] == args.rows
-                    full = median_seconds(lambda: engine.run(AGGREGATE.format(table=table), user))
-                    filtered = median_seconds(lambda: engine.run(FILTERED.format(table=table), user))
+                    full = median_seconds(lambda: engine.run(AGGREGATE.format(table=table), user), 3)
+                    filtered = median_seconds(lambda: engine.run(FILTERED.format(table=table), user), 3)
                     print(f"  {label:<22} all rows {args.rows / full:>12,.0f} rows/s ({full * 1000:7.1f} ms)"
                           f"   country = 'FR' pushed down {filtered * 1000:7.1f} ms")
             finally:

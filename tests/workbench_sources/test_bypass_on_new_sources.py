@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.workbench.conftest import ANALYSTS_EU, CUSTOMERS, EVERYTHING, MASK_SALT
+from tests.workbench.conftest import CUSTOMERS, MASK_SALT, admin, analyst  # noqa: F401 - the suite's users
 from tests.workbench.test_bypass_suite import *  # noqa: F401,F403 - the attempts and their checks
 from tests.workbench_sources.conftest import source_json
 from tests.workbench_sources.servers import load_couch, snowflake_execute
-from workbench_app.engine import CatalogSource, EngineSettings, UserContext, WorkbenchEngine
+from workbench_app.engine import CatalogSource, EngineSettings, WorkbenchEngine
 
 CUSTOMER_FIELDS = ("id", "name", "email", "region", "card")
 
@@ -43,16 +43,6 @@ def engine(request, source_files, couch_url, snowflake_server):
         [CatalogSource("warehouse", "duckdb", str(source_files["warehouse"])), crm])
     yield engine
     engine.close()
-
-
-@pytest.fixture
-def analyst() -> UserContext:
-    return UserContext("analyst", (ANALYSTS_EU,), {"region": "EU"})
-
-
-@pytest.fixture
-def admin() -> UserContext:
-    return UserContext("admin", (EVERYTHING,), {})
 
 
 def test_the_crm_really_is_the_new_source(engine, admin):

@@ -130,3 +130,32 @@ def test_the_raw_placeholder_tables_hold_nothing_and_no_reader_function_exists(e
         with pytest.raises(EngineError) as refused:
             engine.run(sql, ADMIN)
         assert refused.value.code in ("function_not_allowed", "table_not_found")
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("SELECT t.n FROM (SELECT name AS n, age FROM docs.people) t ORDER BY 1", [("Ann",), ("Bob",), ("Cyd",), ("Dan",)]),
+    ("SELECT to_json(p)->>'name' FROM docs.people p ORDER BY 1", [("Ann",), ("Bob",), ("Cyd",), ("Dan",)]),
+    ("SELECT region FROM docs.people GROUP BY region HAVING max(age) > 40", [("US",)]),
+    ("SELECT name FROM docs.people ORDER BY age DESC LIMIT 1", [("Cyd",)]),
+    ("SELECT max(name) FILTER (WHERE country = 'DE') FROM docs.people", [("Bob",)]),
+    ("SELECT count(*) FROM docs.people p JOIN docs.people q USING (country)", [(6,)]),
+    ("SELECT n FROM (SELECT name AS n FROM docs.people WHERE age > 30 LIMIT 10) WHERE n = 'Ann'", [("Ann",)]),
+    ("SELECT x.name FROM docs.people x WHERE x.age BETWEEN 30 AND 40 ORDER BY 1", [("Ann",), ("Dan",)]),
+])
+def test_pruned_columns_are_the_ones_the_statement_reads(engine, sql, expected):
+    assert engine.run(sql, ADMIN).rows == expected
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM docs.people", "SELECT to_json(p) FROM docs.people p", "SELECT * FROM docs.people AS p(a, b, c)",
+    "SELECT COLUMNS(*) FROM docs.people", "SELECT * FROM docs.people NATURAL JOIN docs.people",
+    "SELECT p.* FROM docs.people p", "WITH c AS (SELECT * FROM docs.people) SELECT * FROM c",
+])
+def test_a_hidden_column_is_never_requested(engine, caplog, sql):
+    caplog.set_level(logging.DEBUG, "workbench_app.engine.external_tables")
+    try:
+        engine.run(sql, RESTRICTED)
+    except EngineError:
+        pass  # refused or not: either way nothing may have asked for the hidden column
+    messages = requested(caplog)
+    assert all("'email'" not in message for message in messages), messages
