@@ -159,3 +159,12 @@ def test_a_hidden_column_is_never_requested(engine, caplog, sql):
         pass  # refused or not: either way nothing may have asked for the hidden column
     messages = requested(caplog)
     assert all("'email'" not in message for message in messages), messages
+
+
+def test_a_field_name_with_a_dot_is_not_read_as_a_nested_field(couch_url):
+    load_couch(couch_url, "dots", [{"_id": "a", "a.b": 1, "a": {"b": 2}}, {"_id": "b", "a.b": 3, "a": {"b": 4}}])
+    engine = engine_with(CatalogSource("docs", "couchdb", source_json({"url": couch_url, "databases": ["dots"]})))
+    try:
+        assert engine.run('SELECT "a.b", d.a.b FROM docs.dots d WHERE "a.b" = 1', ADMIN).rows == [(1, 2)]
+    finally:
+        engine.close()

@@ -85,11 +85,19 @@ class CouchCatalog:
 
     def read(self, table: ExternalTable, request: ReadRequest) -> pa.Table:
         database, kinds = table.remote
-        clauses = [{condition.column: {_MANGO[condition.op]: list(condition.value) if condition.op == "in"
-                                       else condition.value}} for condition in request.conditions
-                   # Mango orders strings by ICU collation, DuckDB by bytes: only equality agrees.
-                   if condition.op in ("=", "in") or not isinstance(condition.value, str)]
+        clauses = [{_field(condition.column): {_MANGO[condition.op]: list(condition.value) if condition.op == "in"
+                                               else condition.value}} for condition in request.conditions
+                   # Mango orders strings by ICU collation, DuckDB by bytes: only equality agrees;
+                   # a name starting with $ would read as an operator.
+                   if (condition.op in ("=", "in") or not isinstance(condition.value, str))
+                   and not condition.column.startswith("$")]
         selector = {"$and": clauses} if clauses else {"_id": {"$gt": None}}
-        body = {"selector": selector, "fields": list(request.columns), "limit": request.max_rows + 1}
+        body = {"selector": selector, "fields": [_field(name) for name in request.columns],
+                "limit": request.max_rows + 1}
         documents = self._find(database, body, request.timeout_seconds)
         return document_schema.to_arrow(documents, {name: kinds[name] for name in request.columns})
+
+
+def _field(name: str) -> str:
+    """A top-level field name as Mango reads it (a dot would otherwise mean a nested field)."""
+    return name.replace("\\", "\\\\").replace(".", "\\.")
