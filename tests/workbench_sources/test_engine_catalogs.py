@@ -168,3 +168,11 @@ def test_a_field_name_with_a_dot_is_not_read_as_a_nested_field(couch_url):
         assert engine.run('SELECT "a.b", d.a.b FROM docs.dots d WHERE "a.b" = 1', ADMIN).rows == [(1, 2)]
     finally:
         engine.close()
+
+
+def test_each_side_of_a_self_join_reads_only_what_the_statement_uses(engine, caplog):
+    caplog.set_level(logging.DEBUG, "workbench_app.engine.external_tables")
+    rows = engine.run("SELECT p.name FROM docs.people p JOIN docs.people q ON p._id = q._id ORDER BY 1", RESTRICTED).rows
+    assert rows == [("Ann",), ("Bob",)]
+    messages = requested(caplog)
+    assert len(messages) == 2 and all("columns ['_id', 'name', 'region']" in m for m in messages), messages

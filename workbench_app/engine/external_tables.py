@@ -123,16 +123,23 @@ def prepare(sql: str, parameters: Mapping[str, Any], catalogs: Mapping[str, tupl
         return PreparedStatement(sql, {})
     aliases = _row_aliases(references)
     whole_rows = _reads_whole_rows([tree], aliases)
-    nonce = secrets.token_hex(4)
-    budgets = {name: catalog.max_rows for name, (catalog, _) in catalogs.items()}
-    fetched: dict[str, pa.Table] = {}
-    for index, reference in enumerate(references):
-        catalog_name = reference.catalog.lower()
-        catalog, tables = catalogs[catalog_name]
+    # Plan every read on the statement as it is, then fetch and swap the references.
+    found = []
+    for reference in references:
+        catalog, tables = catalogs[reference.catalog.lower()]
         table = tables.get((reference.db.lower(), reference.name.lower()))
         if table is None:  # the snapshot and the source disagree: refresh the sources
             raise EngineError(CATALOG_ERROR, "A table of this source changed; refresh the sources and retry.")
-        columns, conditions = _pushdown(tree, reference, table, whole_rows, aliases, parameters)
+        found.append((reference, catalog, table))
+    own_columns = _self_contained([(reference, table) for reference, _, table in found])
+    plans = [(reference, catalog, table,
+              *_pushdown(tree, reference, table, whole_rows, aliases, own_columns, parameters))
+             for reference, catalog, table in found]
+    nonce = secrets.token_hex(4)
+    budgets = {name: catalog.max_rows for name, (catalog, _) in catalogs.items()}
+    fetched: dict[str, pa.Table] = {}
+    for index, (reference, catalog, table, columns, conditions) in enumerate(plans):
+        catalog_name = reference.catalog.lower()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise EngineError(QUERY_TIMEOUT, "The query took too long and was stopped.")
@@ -189,6 +196,28 @@ def _reads_whole_rows(nodes: list[exp.Expression], aliases: set[str]) -> bool:
     return False
 
 
+def _self_contained(references: list[tuple[exp.Table, ExternalTable]]) -> set[int]:
+    """Nodes of select-list items that read only their own table's columns (the rewrite's projections).
+
+    They name no output of another reference, so they are left out when looking for the names the
+    statement uses (else a self-join's projections would make each other read every column).
+    """
+    skipped: set[int] = set()
+    for reference, table in references:
+        holder = _holder(reference)
+        if holder is None or holder.args.get("joins"):
+            continue
+        own = {name.lower() for name, _ in table.columns}
+        names = {(reference.alias or reference.name).lower()}
+        for expression in holder.expressions:
+            if expression.find(exp.Select):
+                continue  # a subquery may reach other tables
+            if all(column.table.lower() in names if column.table else column.name.lower() in own
+                   for column in expression.find_all(exp.Column)):
+                skipped.update(id(node) for node in expression.walk())
+    return skipped
+
+
 def _identifiers(node: exp.Expression, skipped: set[int] = frozenset()) -> set[str]:
     """Every name written under ``node`` (columns, struct fields, aliases...), outside ``skipped`` subtrees."""
     names: set[str] = set()
@@ -204,7 +233,7 @@ def _identifiers(node: exp.Expression, skipped: set[int] = frozenset()) -> set[s
 
 
 def _pushdown(tree: exp.Expression, reference: exp.Table, table: ExternalTable, whole_rows: bool,
-              aliases: set[str], parameters: Mapping[str, Any]) -> tuple[list[str], list[Condition]]:
+              aliases: set[str], own_columns: set[int], parameters: Mapping[str, Any]) -> tuple[list[str], list[Condition]]:
     """The columns to request and the conditions the source may apply, for one reference.
 
     Columns are over-approximated by names: a column is requested when its name is written
@@ -229,7 +258,7 @@ def _pushdown(tree: exp.Expression, reference: exp.Table, table: ExternalTable, 
         # Outputs of a subquery in FROM (or of a CTE) are read by name; any other SELECT's are the result.
         prunable = isinstance(holder.parent, exp.CTE) or (
             isinstance(holder.parent, exp.Subquery) and isinstance(holder.parent.parent, (exp.From, exp.Join)))
-        used_outside = _identifiers(tree, expressions)
+        used_outside = _identifiers(tree, expressions | own_columns)
         wanted = _identifiers(holder, expressions | {id(reference)})
         for expression in holder.expressions:
             # Outside, "*" (or a row used as a value) reads all of the subquery's outputs, never more.
