@@ -176,3 +176,22 @@ def test_each_side_of_a_self_join_reads_only_what_the_statement_uses(engine, cap
     assert rows == [("Ann",), ("Bob",)]
     messages = requested(caplog)
     assert len(messages) == 2 and all("columns ['_id', 'name', 'region']" in m for m in messages), messages
+
+
+def test_snowflake_key_pair_authentication(snowflake_shop, tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = tmp_path / "reader.pem"
+    key.write_bytes(rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    engine = engine_with(CatalogSource("snow", "snowflake", source_json({**snowflake_shop,
+                                                                        "private_key_path": str(key)})))
+    try:
+        assert engine.run("SELECT count(*) FROM snow.sales.orders", ADMIN).rows == [(5,)]
+    finally:
+        engine.close()
+    key.write_text("not a key")
+    with pytest.raises(EngineError) as refused:
+        engine_with(CatalogSource("snow", "snowflake", source_json({**snowflake_shop, "private_key_path": str(key)})))
+    assert refused.value.code == "catalog_error" and "private key" in refused.value.message
