@@ -7,13 +7,13 @@ PYTEST_ARGS ?=
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := 1
 
-.PHONY: run test install install-dev manifest translations frontend frontend-check api-types clean bench
+.PHONY: run test install install-dev manifest translations frontend frontend-check api-types clean bench test-servers
 
 run: install manifest translations frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
-test: install-dev manifest translations frontend frontend-check
+test: install-dev manifest translations frontend frontend-check test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(BIN)/python:
@@ -75,8 +75,24 @@ api-types: $(FRONTEND)/node_modules/.stamp-ci
 	$(BIN)/python -c 'import json; from workbench_app.api.openapi import document; print(json.dumps(document(), indent=1))' > $(FRONTEND)/openapi.json
 	cd $(FRONTEND) && $(WITH_NODE) npm run --silent api-types
 
-bench: install-dev
+# Servers the document and cloud-warehouse source tests start: a CouchDB-compatible server (npm ci)
+# and fakesnow in its own virtualenv (it pins a DuckDB other than ours; it runs as a separate process).
+COUCH_SERVER := tests/workbench_sources/couch_server
+FAKESNOW_VENV := .venv-fakesnow
+
+$(COUCH_SERVER)/node_modules/.stamp-ci: $(COUCH_SERVER)/package-lock.json | $(VENV)/.stamp-install
+	cd $(COUCH_SERVER) && $(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(FAKESNOW_VENV)/.stamp: tests/workbench_sources/fakesnow-requirements.txt
+	$(PYTHON) -m venv $(FAKESNOW_VENV)
+	$(FAKESNOW_VENV)/bin/pip install --quiet -r tests/workbench_sources/fakesnow-requirements.txt
+	touch $@
+
+test-servers: $(COUCH_SERVER)/node_modules/.stamp-ci $(FAKESNOW_VENV)/.stamp
+
+bench: install-dev test-servers
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist
+	rm -rf $(VENV) $(FAKESNOW_VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist $(COUCH_SERVER)/node_modules

@@ -77,9 +77,23 @@ _SOURCE_OPTIONS = {
                     "description": "PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas "
                                    "exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). "
                                    "null removes the limit."},
+        "url": {"type": "string", "description": "couchdb: the server's http(s) address, without credentials."},
+        "databases": {"type": "array", "minItems": 1, "maxItems": 500, "items": {"type": "string"},
+                      "description": "couchdb: only these databases become tables (all but _system ones when unset)."},
+        "sample_size": {"type": "integer", "minimum": 1, "maximum": 10000,
+                        "description": "couchdb: documents read per database to infer its columns (1000)."},
+        "max_rows": {"type": "integer", "minimum": 1, "maximum": 10000000,
+                     "description": "couchdb, snowflake: most rows one statement may read from the source "
+                                    "(100000); a statement over it fails."},
+        "account": _TEXT, "warehouse": _TEXT, "role": _TEXT,
+        "schema": {"type": "string", "description": "snowflake: only this schema's tables (all when unset)."},
+        "private_key_path": {"type": "string",
+                             "description": "snowflake: an unencrypted PEM private key on the server (key pair)."},
+        "protocol": {"enum": ["http", "https"]},
     },
 }
-_SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files"]},
+_SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files", "couchdb",
+                                                 "snowflake"]},
                 "options": _SOURCE_OPTIONS, "password": {"type": "string"}}
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 

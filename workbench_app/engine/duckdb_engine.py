@@ -23,6 +23,7 @@ the last of them ends. No worker restart is needed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
 import secrets
@@ -36,6 +37,15 @@ import duckdb
 from sqlglot import exp
 
 from workbench_app.engine.autocomplete import Completion, complete
+from workbench_app.engine.couchdb_catalog import CouchCatalog
+from workbench_app.engine.external_tables import (
+    ExternalCatalog,
+    ExternalTable,
+    PreparedStatement,
+    SourceUnavailable,
+    create_placeholders,
+    prepare,
+)
 from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName, candidate_names
 from workbench_app.engine.dialect import DIALECT
 from workbench_app.engine.errors import (
@@ -62,7 +72,9 @@ from workbench_app.engine.variables import bind_variables
 
 log = logging.getLogger(__name__)
 
-SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files")
+SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files", "couchdb", "snowflake")
+# Sources read through Python and handed to DuckDB as Arrow per statement (external_tables.py).
+EXTERNAL_KINDS = ("couchdb", "snowflake")
 # Readers of a "files" source (a folder of CSV/Parquet/JSON files), by extension.
 _FILE_READERS = {
     ".csv": "read_csv",
@@ -82,6 +94,8 @@ _SYSTEM_SCHEMAS = {
     "duckdb": {"information_schema", "pg_catalog"},
     "sqlite": {"information_schema", "pg_catalog"},
     "files": {"information_schema", "pg_catalog"},
+    "couchdb": {"information_schema", "pg_catalog"},
+    "snowflake": {"information_schema", "pg_catalog"},
 }
 
 
@@ -92,7 +106,9 @@ class CatalogSource:
     ``target`` is a file path (``duckdb``, ``sqlite``), a folder (``files``: each
     CSV, TSV, Parquet or JSON file directly in it becomes a table ``<name>.main.<file stem>``)
     or a connection string (``postgres``: libpq key=value or URI; ``mysql``:
-    ``host=... user=... database=...``).
+    ``host=... user=... database=...``); for ``couchdb`` and ``snowflake``, the JSON
+    object of the keyword arguments of :class:`CouchCatalog` / :class:`SnowflakeCatalog`
+    (``snowflake`` takes ``private_key_path`` for key-pair authentication).
     It may hold a password: it is never logged nor put in an error message.
 
     ``schemas``, when given, are the only schemas whose tables exist (case-insensitive):
@@ -182,6 +198,8 @@ class _Generation:
         )
         self.running = 0
         self.retired = False
+        # Lowercased catalog name -> (catalog, {(schema, table) lowercased: ExternalTable}).
+        self.external: dict[str, tuple[ExternalCatalog, dict[tuple[str, str], ExternalTable]]] = {}
         try:
             self._configure(settings)
             self.schema = self._read_schema()
@@ -189,8 +207,13 @@ class _Generation:
             self.connection.execute("SET enable_external_access = false")
             self.connection.execute("SET lock_configuration = true")
         except Exception:
-            self.connection.close()
+            self.close()
             raise
+
+    def close(self) -> None:
+        self.connection.close()
+        for catalog, _ in self.external.values():
+            getattr(catalog, "close", lambda: None)()
 
     def _configure(self, settings: EngineSettings) -> None:
         con = self.connection
@@ -203,7 +226,13 @@ class _Generation:
         for extension in sorted(needed):
             load_extension(con, extension)
         for source in self.sources:
-            _attach(con, source)
+            if source.kind in EXTERNAL_KINDS:
+                catalog = _open_external(source)
+                self.external[source.name.lower()] = (
+                    catalog, {(t.schema.lower(), t.name.lower()): t for t in catalog.tables()})
+                create_placeholders(con, source.name, catalog.tables())
+            else:
+                _attach(con, source)
         folders = [source.target for source in self.sources if source.kind == "files"]
         if folders:
             # Once external access is off, DuckDB reads files only under these
@@ -243,6 +272,31 @@ class _Generation:
 
 def _sql_string(value: str) -> str:
     return value.replace("'", "''")
+
+
+def _open_external(source: CatalogSource) -> ExternalCatalog:
+    """Connect to a CouchDB or Snowflake source and read its tables (EngineError with the reason)."""
+    options = json.loads(source.target)
+    try:
+        if source.kind == "couchdb":
+            return CouchCatalog(**options)
+        from workbench_app.engine.snowflake_catalog import SnowflakeCatalog  # the connector is slow to import
+
+        key_path = options.pop("private_key_path", None)
+        if key_path:
+            options["private_key"] = _private_key(key_path)
+        return SnowflakeCatalog(**options)
+    except SourceUnavailable as error:
+        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}): {error}.") from None
+
+
+def _private_key(path: str):
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        return serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    except (OSError, ValueError, TypeError):
+        raise SourceUnavailable("the private key file cannot be read (an unencrypted PEM key)") from None
 
 
 def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:
@@ -349,7 +403,7 @@ class WorkbenchEngine:
             old.retired = True
             close_now = old.running == 0
         if close_now:
-            old.connection.close()
+            old.close()
 
     # --- statements ---------------------------------------------------------------------
 
@@ -418,23 +472,26 @@ class WorkbenchEngine:
                 generation.running -= 1
                 close_now = generation.retired and generation.running == 0
             if close_now:
-                generation.connection.close()
+                generation.close()
 
     def _execute(
         self, generation: _Generation, statement: RewrittenStatement, limit: int, timeout: float
     ) -> QueryResult:
+        started = time.perf_counter()
+        prepared = self._fetch_external(generation, statement, timeout)
         cursor = generation.connection.cursor()
+        for name, rows in prepared.arrow_tables.items():
+            cursor.register(name, rows)  # this cursor only: other statements cannot see them
         timed_out = threading.Event()
 
         def interrupt() -> None:
             timed_out.set()
             cursor.interrupt()
 
-        timer = threading.Timer(timeout, interrupt)
-        started = time.perf_counter()
+        timer = threading.Timer(max(0.0, timeout - (time.perf_counter() - started)), interrupt)
         timer.start()
         try:
-            cursor.execute(statement.sql, statement.parameters or None)
+            cursor.execute(prepared.sql, statement.parameters or None)
             description = cursor.description or []
             rows = cursor.fetchall()
         except duckdb.Error as error:
@@ -452,6 +509,13 @@ class WorkbenchEngine:
             rewrite_seconds=statement.rewrite_seconds,
             tables=statement.tables,
         )
+
+    @staticmethod
+    def _fetch_external(generation: _Generation, statement: RewrittenStatement, timeout: float) -> PreparedStatement:
+        """Rows of the CouchDB/Snowflake tables the statement reads, after its rewrite (external_tables)."""
+        if not generation.external or not any(t.catalog.lower() in generation.external for t in statement.tables):
+            return PreparedStatement(statement.sql, {})
+        return prepare(statement.sql, statement.parameters, generation.external, time.monotonic() + timeout)
 
     # --- what the user may see ----------------------------------------------------------
 
@@ -506,7 +570,7 @@ class WorkbenchEngine:
         """Close the DuckDB database (statements still running are interrupted)."""
         with self._lock:
             self._generation.retired = True
-            self._generation.connection.close()
+            self._generation.close()
 
 
 _COLUMN_PATTERNS = (

@@ -1,6 +1,7 @@
 """From a stored source to the engine's CatalogSource (connection string with its password)."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import psycopg.conninfo
@@ -59,7 +60,20 @@ def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
     if kind == "files":
         # Each CSV, Parquet or JSON file of the folder is a view of the catalog, read at query time.
         return CatalogSource(name, "files", options["path"], default_schema="main")
+    if kind in ("couchdb", "snowflake"):
+        # The keyword arguments of the engine's CouchCatalog / SnowflakeCatalog, as JSON.
+        arguments = {key: value for key, value in options.items() if key != "schemas"}
+        if password:
+            arguments["password"] = password
+        return CatalogSource(name, kind, json.dumps(arguments, sort_keys=True),
+                             default_schema="main" if kind == "couchdb" else _snowflake_schema(options))
     raise ValueError(f"unknown source kind {kind!r}")
+
+
+def _snowflake_schema(options: dict[str, Any]) -> str | None:
+    from workbench_app.engine.snowflake_catalog import engine_name
+
+    return engine_name(options["schema"]) if options.get("schema") else None
 
 
 def _first(schemas: tuple[str, ...] | None) -> str | None:

@@ -18,7 +18,9 @@ from workbench_app.errors import WorkbenchError, conflict, invalid, not_found
 from workbench_app.records import audit_log
 from workbench_app.sources import catalogs, credentials
 
-KINDS = ("postgres", "mysql", "sqlite", "duckdb", "files")
+KINDS = ("postgres", "mysql", "sqlite", "duckdb", "files", "couchdb", "snowflake")
+# Kinds whose secret (password) is sealed and stored.
+WITH_PASSWORD = ("postgres", "mysql", "couchdb", "snowflake")
 ALL_KINDS = ("warehouse",) + KINDS
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _RESERVED = {"memory", "system", "temp", "main"}
@@ -37,7 +39,15 @@ OPTIONS = {
     "duckdb": ({"path"}, {"default_schema", "schemas"}),
     "files": ({"path"}, set()),
     "warehouse": (set(), {"default_schema", "schemas"}),
+    "couchdb": ({"url"}, {"user", "databases", "sample_size", "max_rows"}),
+    "snowflake": ({"account", "user", "database"}, {"schema", "warehouse", "role", "private_key_path", "max_rows",
+                                                     "host", "port", "protocol"}),
 }
+# Bounds of the document and cloud-warehouse sources' numeric options (see the README).
+NUMBER_OPTIONS = {"sample_size": (1, 10_000), "max_rows": (1, 10_000_000)}
+MAX_DATABASES = 500
+_URL = re.compile(r"^https?://[^\s'\"\\@/?#]{1,255}(/[^\s'\"\\?#]{0,255})?$")
+_COUCH_DATABASE = re.compile(r"^[a-z][a-z0-9_$()+/-]{0,237}$")
 MAX_SCHEMAS = 100
 
 
@@ -62,12 +72,27 @@ def check_options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
     for key, value in options.items():
         if value is None:
             continue
-        if key == "port":
+        if key in NUMBER_OPTIONS:
+            low, high = NUMBER_OPTIONS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise invalid(f"{key} must be a number from {low} to {high}.", field=key)
+        elif key == "url":
+            if not isinstance(value, str) or not _URL.fullmatch(value):
+                raise invalid("url must be an http:// or https:// address without credentials.", field="url")
+        elif key == "protocol":
+            if value not in ("http", "https"):
+                raise invalid("protocol must be http or https.", field="protocol")
+        elif key == "databases":
+            if (not isinstance(value, list) or not 0 < len(value) <= MAX_DATABASES
+                    or not all(isinstance(name, str) and _COUCH_DATABASE.fullmatch(name) for name in value)):
+                raise invalid(f"databases must be a list of 1 to {MAX_DATABASES} CouchDB database names.",
+                              field="databases")
+        elif key == "port":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
                 raise invalid("port must be a number from 1 to 65535.", field="port")
-        elif key == "path":
+        elif key in ("path", "private_key_path"):
             if not isinstance(value, str) or not value.startswith("/") or len(value) > 4096 or "\x00" in value:
-                raise invalid("path must be an absolute path on the workbench server.", field="path")
+                raise invalid(f"{key} must be an absolute path on the workbench server.", field=key)
         elif key == "schemas":
             value = _schema_list(value)
         elif not isinstance(value, str) or not _PLAIN_VALUE.fullmatch(value):
@@ -122,7 +147,7 @@ def create_source(conn: psycopg.Connection, settings: Settings, actor: Identity,
     if kind not in KINDS:
         raise invalid(f"kind must be one of {', '.join(KINDS)}.", field="kind")
     options = check_options(kind, options)
-    if password is not None and kind not in ("postgres", "mysql"):
+    if password is not None and kind not in WITH_PASSWORD:
         raise invalid(f"A {kind} source takes no password.", field="password")
     if conn.execute("select 1 from sources where lower(name) = lower(%s)", (name,)).fetchone():
         raise conflict("A source with this name exists already.", field="name")
@@ -147,7 +172,7 @@ def update_source(conn: psycopg.Connection, settings: Settings, actor: Identity,
                      (Jsonb(merged), source_id))
         changes["options"] = merged
     if password is not None or clear_password:
-        if source["kind"] not in ("postgres", "mysql"):
+        if source["kind"] not in WITH_PASSWORD:
             raise invalid(f"A {source['kind']} source takes no password.", field="password")
         sealed = credentials.seal_password(settings, source_id, password) if password else None
         conn.execute("update sources set sealed_secret = %s, updated_at = now() where source_id = %s",
