@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from collector_app.admin_ui import security
@@ -11,8 +11,12 @@ from collector_app.database import transaction
 from pipelines.admin import admin_users
 from pipelines.web_auth.throttle import SignInThrottle
 
-# Per worker process, in memory; addresses only as HMACs (pipelines.web_auth.throttle).
-THROTTLE = SignInThrottle()
+THROTTLE_KEY = "admin_sign_in_throttle"
+
+
+def throttle() -> SignInThrottle:
+    """The app's throttle: per worker process, in memory, addresses only as HMACs."""
+    return current_app.extensions.setdefault(THROTTLE_KEY, SignInThrottle())
 
 
 def _safe_next(target: str | None) -> str:
@@ -28,7 +32,7 @@ def sign_in():
     status = 200
     if request.method == "POST":
         password = request.form.get("password", "")
-        wait = THROTTLE.retry_after(email, request.remote_addr)
+        wait = throttle().retry_after(email, request.remote_addr)
         if wait > 0:
             error = _("Too many failed attempts. Wait %(seconds)s seconds, then try again.",
                       seconds=math.ceil(wait))
@@ -41,13 +45,13 @@ def sign_in():
                     security.SESSIONS.close(conn, request.cookies.get(security.COOKIE))
                     secret, _session = security.SESSIONS.open(conn, user["user_id"])
             if user is None:
-                wait = THROTTLE.failed(email, request.remote_addr)
+                wait = throttle().failed(email, request.remote_addr)
                 error = _("The e-mail address or the password is wrong.")
                 if wait > 0:
                     error += " " + _("Wait %(seconds)s seconds before the next attempt.", seconds=math.ceil(wait))
                 status = 401
             else:
-                THROTTLE.succeeded(email, request.remote_addr)
+                throttle().succeeded(email, request.remote_addr)
                 response = redirect(_safe_next(request.args.get("next")), code=303)
                 security.set_session_cookie(response, secret)
                 return response

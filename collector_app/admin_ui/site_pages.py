@@ -19,7 +19,7 @@ def site_or_404(conn, site_id: str) -> dict:
 def _site_body(form) -> dict:
     """The API body of a site from the form's fields (the domain checks every value)."""
     retention = form.get("retention_months", "").strip()
-    return {
+    body = {
         "name": form.get("name", ""),
         "domains": [line.strip() for line in form.get("domains", "").splitlines() if line.strip()],
         "tracking_mode": form.get("tracking_mode", ""),
@@ -28,6 +28,9 @@ def _site_body(form) -> dict:
         "timezone": form.get("timezone", "").strip() or "UTC",
         "currency": form.get("currency", "").strip() or "EUR",
     }
+    if not retention:
+        del body["retention_months"]  # the domain's default on creation, unchanged on an edit
+    return body
 
 
 def list_sites():
@@ -45,7 +48,7 @@ def new_site():
         site, error = attempt(lambda conn: sites.create_site(conn, body, actor=actor()))
         if error is None:
             return redirect(url_for("admin_ui.site_settings", site_id=site["id"], created=1), code=303)
-        values = {**body, "domains": body["domains"]}
+        values = {**values, **body, "retention_months": request.form.get("retention_months", "")}
     return render_template("admin/site_new.html", values=values, error=error), 422 if error else 200
 
 
