@@ -43,6 +43,7 @@ def sign_in():
                 if user is not None:
                     # A new session at every sign-in: a cookie planted before it opens nothing.
                     security.SESSIONS.close(conn, request.cookies.get(security.COOKIE))
+                    security.SESSIONS.purge_expired(conn)
                     secret, _session = security.SESSIONS.open(conn, user["user_id"])
             if user is None:
                 wait = throttle().failed(email, request.remote_addr)
