@@ -8,7 +8,7 @@ from collector_app.admin_ui.forms import FormError, attempt, read
 from collector_app.admin_ui.security import actor
 from collector_app.admin_ui.site_pages import site_or_404
 from pipelines.admin import annotations, classifications, declared_events, goals, zones
-from pipelines.admin.errors import InvalidInput
+from pipelines.admin.errors import AdminError, InvalidInput
 
 PREVIEW_ROWS = 10
 BLANK_PROPERTY_ROWS = 3
@@ -44,7 +44,7 @@ def _optional(form, name: str) -> str | None:
     return value if value.strip() else None
 
 
-def create_event():
+def event_body():
     form = request.form
     properties = [
         {"name": name, "type": kind, "label": label, "description": description}
@@ -58,7 +58,7 @@ def create_event():
 
 
 BODIES = {
-    "events": (create_event, declared_events.create_event),
+    "events": (event_body, declared_events.create_event),
     "zones": (lambda: {key: request.form.get(key, "") for key in ("name", "selector", "label")}, zones.create_zone),
     "goals": (lambda: {key: value for key, value in {
         "name": request.form.get("name", ""),
@@ -72,6 +72,14 @@ BODIES = {
                     annotations.create_annotation),
 }
 
+# Reading and replacing one item; its name (events, zones) or id (goals, annotations) is the key.
+EDITS = {
+    "events": (declared_events.get_event, declared_events.replace_event),
+    "zones": (zones.get_zone, zones.replace_zone),
+    "goals": (goals.get_goal, goals.replace_goal),
+    "annotations": (annotations.get_annotation, annotations.replace_annotation),
+}
+
 DELETES = {
     "events": declared_events.delete_event,
     "zones": zones.delete_zone,
@@ -80,20 +88,60 @@ DELETES = {
 }
 
 
-def create(site_id: str, section: str):
-    if section not in BODIES:
-        abort(404)
-    build, operation = BODIES[section]
-    body = build()
+def _form_body(section: str) -> dict:
+    body = BODIES[section][0]()
     if section == "goals" and body.get("value") is not None:
         try:
             body["value"] = float(body["value"].replace(",", "."))
         except ValueError:
             pass  # the domain refuses the text, naming the field
+    return body
+
+
+def create(site_id: str, section: str):
+    if section not in BODIES:
+        abort(404)
+    body, operation = _form_body(section), BODIES[section][1]
     _, error = attempt(lambda conn: operation(conn, site_id, body, actor=actor()))
     if error is not None:
         return _page(site_id, section=section, values=request.form.to_dict(flat=False), error=error, status=422)
     return _done(site_id, section)
+
+
+def _as_form_values(section: str, record: dict) -> dict[str, list[str]]:
+    """A stored item in the shape of a submitted form (each field a list of strings)."""
+    values = {key: ["" if value is None else str(value)] for key, value in record.items() if key != "properties"}
+    for prop in record.get("properties", []):
+        for key in ("name", "type", "label", "description"):
+            values.setdefault(f"property_{key}", []).append(prop[key])
+    return values
+
+
+def edit(site_id: str, section: str, item: str):
+    if section not in EDITS:
+        abort(404)
+    read_item, replace = EDITS[section]
+
+    def load(conn):
+        site = site_or_404(conn, site_id)
+        try:
+            return site, read_item(conn, site["id"], item)
+        except AdminError:
+            abort(404)
+    site, record = read(load)
+    name = record.get("name") or str(record.get("date"))
+    values, error, status = _as_form_values(section, record), None, 200
+    if request.method == "POST":
+        body = _form_body(section)
+        if section in ("events", "zones"):
+            body.pop("name", None)  # the key of the item: not editable
+        _, error = attempt(lambda conn: replace(conn, site_id, item, body, actor=actor()))
+        if error is None:
+            return _done(site_id, section)
+        values, status = request.form.to_dict(flat=False), 422
+    rows = max(BLANK_PROPERTY_ROWS, len(values.get("property_name", [])) + 1)
+    return render_template("admin/metadata_edit.html", site=site, section=section, item=item, name=name,
+                           values=values, error=error, rows=rows), status
 
 
 def delete(site_id: str, section: str, item: str):
@@ -136,5 +184,7 @@ def register(ui: Blueprint) -> None:
     ui.add_url_rule("/sites/<site_id>/metadata/classifications", "classifications", import_classifications,
                     methods=["POST"])
     ui.add_url_rule("/sites/<site_id>/metadata/<section>", "create_metadata", create, methods=["POST"])
+    ui.add_url_rule("/sites/<site_id>/metadata/<section>/<path:item>/edit", "edit_metadata", edit,
+                    methods=["GET", "POST"])
     ui.add_url_rule("/sites/<site_id>/metadata/<section>/<path:item>/delete", "delete_metadata", delete,
                     methods=["POST"])

@@ -127,3 +127,25 @@ def test_no_ip_address_in_pages_or_tables(browser, db, site):
     dump = " ".join(str(row) for row in db.execute("select * from collect.audit_log"))
     assert "203.0.113.77" not in dump
     assert "203.0.113.77" not in browser.get("/admin/audit").get_data(as_text=True)
+
+
+def test_metadata_created_then_edited_through_the_same_functions(browser, db, site):
+    base = f"/admin/sites/{site['id']}/metadata"
+    created = browser.post(f"{base}/events", {"name": "sign_up", "label": "Sign-up", "description": "",
+                                              "property_name": ["plan", ""], "property_type": ["string", "string"],
+                                              "property_label": ["Plan", ""], "property_description": ["", ""]})
+    assert created.status_code == 303
+    form = browser.get(f"{base}/events/sign_up/edit").get_data(as_text=True)
+    assert 'value="Sign-up"' in form and 'value="plan"' in form
+    edited = browser.post(f"{base}/events/sign_up/edit", {
+        "label": "Account created", "description": "A visitor opened an account",
+        "property_name": ["plan", "seats"], "property_type": ["string", "number"],
+        "property_label": ["Plan", "Seats"], "property_description": ["", ""]})
+    assert edited.status_code == 303
+    from pipelines.admin import declared_events
+    event = declared_events.get_event(db, site["id"], "sign_up")
+    assert event["label"] == "Account created" and [p["name"] for p in event["properties"]] == ["plan", "seats"]
+    refused = browser.post(f"{base}/events/sign_up/edit", {"label": "", "description": "kept text"})
+    assert refused.status_code == 422 and "kept text" in refused.get_data(as_text=True)
+    assert declared_events.get_event(db, site["id"], "sign_up")["label"] == "Account created"
+    assert browser.get(f"{base}/events/unknown/edit").status_code == 404

@@ -214,6 +214,8 @@ HEADINGS = {"en-GB": ("Sites", "Settings", "Metadata", "Channels", "Check figure
 def test_every_screen_in_each_language_without_serious_accessibility_violations(collector, open_page, locale):
     with psycopg.connect(collector.database_url, autocommit=True) as conn:
         site = conn.execute("insert into collect.sites (name) values ('Langues') returning site_id").fetchone()[0]
+        conn.execute("insert into collect.zones (site_id, name, selector, label) values (%s, 'pricing', '#pricing', 'Prix')",
+                     (site,))
     page = open_page(locale)
     page.goto(f"{collector.base_url}/admin/sign-in")
     expect_accessible(page)
@@ -224,5 +226,6 @@ def test_every_screen_in_each_language_without_serious_accessibility_violations(
         expect(page.get_by_role("heading", level=1)).to_have_text(heading)
         assert page.locator("html").get_attribute("lang") == locale[:2]
         expect_accessible(page)
-    page.goto(f"{collector.base_url}/admin/sites/new")
-    expect_accessible(page)
+    for path in ("/admin/sites/new", f"/admin/sites/{site}/metadata/zones/pricing/edit"):
+        page.goto(collector.base_url + path)
+        expect_accessible(page)
