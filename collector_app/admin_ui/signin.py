@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from collector_app.admin_ui import security
 from collector_app.database import transaction
 from pipelines.admin import admin_users
+from pipelines.ingest.browser import client_ip
 from pipelines.web_auth.throttle import SignInThrottle
 
 THROTTLE_KEY = "admin_sign_in_throttle"
@@ -17,6 +18,13 @@ THROTTLE_KEY = "admin_sign_in_throttle"
 def throttle() -> SignInThrottle:
     """The app's throttle: per worker process, in memory, addresses only as HMACs."""
     return current_app.extensions.setdefault(THROTTLE_KEY, SignInThrottle())
+
+
+def _address() -> str | None:
+    """The client's address (behind a trusted proxy, the one it forwarded), for the throttle's
+    HMAC only: never stored, never logged."""
+    return client_ip(request.remote_addr, request.headers.get("X-Forwarded-For"),
+                     current_app.config["ANALYTICS_SETTINGS"].trusted_proxies)
 
 
 def _safe_next(target: str | None) -> str:
@@ -32,7 +40,7 @@ def sign_in():
     status = 200
     if request.method == "POST":
         password = request.form.get("password", "")
-        wait = throttle().retry_after(email, request.remote_addr)
+        wait = throttle().retry_after(email, _address())
         if wait > 0:
             error = _("Too many failed attempts. Wait %(seconds)s seconds, then try again.",
                       seconds=math.ceil(wait))
@@ -46,13 +54,13 @@ def sign_in():
                     security.SESSIONS.purge_expired(conn)
                     secret, _session = security.SESSIONS.open(conn, user["user_id"])
             if user is None:
-                wait = throttle().failed(email, request.remote_addr)
+                wait = throttle().failed(email, _address())
                 error = _("The e-mail address or the password is wrong.")
                 if wait > 0:
                     error += " " + _("Wait %(seconds)s seconds before the next attempt.", seconds=math.ceil(wait))
                 status = 401
             else:
-                throttle().succeeded(email, request.remote_addr)
+                throttle().succeeded(email, _address())
                 response = redirect(_safe_next(request.args.get("next")), code=303)
                 security.set_session_cookie(response, secret)
                 return response

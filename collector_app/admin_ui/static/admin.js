@@ -20,6 +20,29 @@
       if (!window.confirm(form.getAttribute("data-confirm"))) { event.preventDefault(); }
     });
   });
+  // "Add a rule": a copy of the table's last row, emptied and numbered next (without the script,
+  // the page always offers blank rows).
+  document.querySelectorAll("[data-add-row]").forEach(function (button) {
+    var body = document.getElementById(button.getAttribute("data-add-row"));
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var last = body.rows[body.rows.length - 1];
+      var row = last.cloneNode(true);
+      var index = body.rows.length;
+      row.querySelectorAll("input, select").forEach(function (field) {
+        field.id = field.id.replace(/\d+$/, String(index));
+        if (field.name === "position") { field.value = String(index + 1); }
+        else if (field.tagName === "SELECT") { field.selectedIndex = 0; }
+        else { field.value = ""; }
+      });
+      row.querySelectorAll("label").forEach(function (label) {
+        label.htmlFor = label.htmlFor.replace(/\d+$/, String(index));
+        label.textContent = label.textContent.replace(/\d+(?!.*\d)/, String(index + 1));
+      });
+      body.appendChild(row);
+      row.querySelector("input[name=channel]").focus();
+    });
+  });
   // A block that follows a job's progress is reloaded until the job is done.
   function follow(block) {
     var url = block.getAttribute("data-refresh");
