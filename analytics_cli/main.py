@@ -125,6 +125,10 @@ from analytics_cli.admin_commands import admin_token  # noqa: E402  (a command g
 
 main.add_command(admin_token)
 
+from analytics_cli.admin_user_commands import admin  # noqa: E402
+
+main.add_command(admin)
+
 from analytics_cli.follow_commands import follow  # noqa: E402
 
 main.add_command(follow)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Flask, jsonify
 
 from collector_app.admin_api import register_admin_api
+from collector_app.admin_ui import register_admin_ui
 from collector_app.collect_api import register_collect_api
 from collector_app.errors import register_error_handlers
 from collector_app.inbound_api import register_inbound_api
@@ -19,6 +20,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     register_error_handlers(app)
     register_collect_api(app)
     register_admin_api(app)
+    register_admin_ui(app)
     register_inbound_api(app)
 
     @app.get("/healthz")

@@ -528,7 +528,7 @@ def _paths() -> dict[str, Any]:
                 tag="classifications", operation_id="importClassifications",
                 description="CSV with the header dimension,value,attribute,attribute_value, sent as the body "
                             "(text/csv) or as the multipart field `file`. All or nothing: when any line is wrong, "
-                            "the 422 answer lists the wrong lines in details.lines ([{line, message}]) and "
+                            "the 422 answer lists the wrong lines in details.lines ([{line, column, message}], column null when the whole line is wrong) and "
                             "nothing is written. An existing (dimension, value, attribute) is updated.",
                 body={"text/csv": {"schema": {"type": "string"}},
                       "multipart/form-data": {"schema": {"type": "object", "required": ["file"],

@@ -56,7 +56,7 @@ def _check_pattern(conn: psycopg.Connection, pattern: str, field: str) -> None:
                            {"field": field}) from None
 
 
-def _validated_rules(conn: psycopg.Connection, body: Any) -> list[dict[str, Any]]:
+def validated_rules(conn: psycopg.Connection, body: Any) -> list[dict[str, Any]]:
     if isinstance(body, dict):
         validation.reject_unknown(body, ("rules",))
         body = body.get("rules")
@@ -95,7 +95,7 @@ def replace_rules(conn: psycopg.Connection, site_id: object, body: Any, *, actor
     """Replace the whole ordered list (body: `{rules: [...]}` or the list itself); bumps the version.
     Audited as `channel_rules.replaced`."""
     site = require_site(conn, site_id, lock=True)
-    rules = _validated_rules(conn, body)
+    rules = validated_rules(conn, body)
     conn.execute("delete from collect.channel_rules where site_id = %s", (site,))
     with conn.cursor() as cur:
         cur.executemany(

@@ -58,11 +58,11 @@ def parse_csv(data: bytes | str) -> list[tuple[str, str, str, str]]:
     seen: dict[tuple[str, str, str], int] = {}
     error_count = 0
 
-    def fail(line: int, message: str) -> None:
+    def fail(line: int, message: str, column: str | None = None) -> None:
         nonlocal error_count
         error_count += 1
         if len(errors) < MAX_REPORTED_ERRORS:
-            errors.append({"line": line, "message": message})
+            errors.append({"line": line, "column": column, "message": message})
 
     while True:
         try:
@@ -82,19 +82,20 @@ def parse_csv(data: bytes | str) -> list[tuple[str, str, str, str]]:
             fail(line, f"expected 4 fields, got {len(fields)}")
             continue
         dimension, value, attribute, attribute_value = (fields[i].strip() for i in order)
-        problems = []
+        problems = []  # (column, reason)
         if not validation.IDENTIFIER.match(dimension):
-            problems.append("dimension must be a lowercase identifier such as campaign or page_path")
+            problems.append(("dimension", "dimension must be a lowercase identifier such as campaign or page_path"))
         if not validation.IDENTIFIER.match(attribute):
-            problems.append("attribute must be a lowercase identifier such as product_line")
+            problems.append(("attribute", "attribute must be a lowercase identifier such as product_line"))
         # The value is part of the primary key, whose index entries must stay under PostgreSQL's
         # btree limit (about 2,700 bytes): bytes count, not characters.
         if not 1 <= len(value) <= MAX_VALUE_LENGTH or len(value.encode("utf-8")) > MAX_VALUE_BYTES:
-            problems.append(f"value must have 1 to {MAX_VALUE_LENGTH} characters ({MAX_VALUE_BYTES} bytes)")
+            problems.append(("value", f"value must have 1 to {MAX_VALUE_LENGTH} characters ({MAX_VALUE_BYTES} bytes)"))
         if not 1 <= len(attribute_value) <= MAX_VALUE_LENGTH:
-            problems.append(f"attribute_value must have 1 to {MAX_VALUE_LENGTH} characters")
+            problems.append(("attribute_value", f"attribute_value must have 1 to {MAX_VALUE_LENGTH} characters"))
         if problems:
-            fail(line, "; ".join(problems))
+            # The line's first wrong column names it; the reason lists them all.
+            fail(line, "; ".join(reason for _, reason in problems), problems[0][0])
             continue
         key = (dimension, value, attribute)
         if key in seen:

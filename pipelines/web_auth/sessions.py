@@ -55,7 +55,8 @@ class SessionStore:
     absolute: dt.timedelta = dt.timedelta(days=7)
 
     def _sql(self, statement: str) -> sql.Composed:
-        return sql.SQL(statement).format(table=sql.Identifier(self.table))
+        # "schema.table" names a table outside the search path (the collector's live in `collect`).
+        return sql.SQL(statement).format(table=sql.Identifier(*self.table.split(".")))
 
     def open(self, conn: psycopg.Connection, user_id: int) -> tuple[str, WebSession]:
         """A new session for `user_id`: the cookie's secret (returned once) and the session."""
