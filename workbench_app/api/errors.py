@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
+# Our words for the HTTP refusals Werkzeug raises (its descriptions are English only).
+_HTTP_MESSAGES = {400: "The request is not valid.", 404: "Not found.", 405: "This method is not allowed here.",
+                  413: "The request body is too large.", 415: "This content type is not supported."}
 
 
 def error_response(error: WorkbenchError):
@@ -51,7 +54,7 @@ def register_error_handlers(app: Flask) -> None:
     def handle_http(error: HTTPException):
         status = error.code or 500
         return error_response(WorkbenchError(status, _HTTP_CODES.get(status, "http_error"),
-                                             error.description or error.name))
+                                             _HTTP_MESSAGES.get(status) or error.description or error.name))
 
     @app.errorhandler(Exception)
     def handle_unexpected(error: Exception):
