@@ -3,6 +3,7 @@ demo data, then `analytics up` on free ports, exactly as a person runs it."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -60,6 +61,20 @@ class LocalStack:
                 pass
             time.sleep(0.3)
         raise RuntimeError(f"the workbench did not answer within {seconds} s:\n{self.log.read_text()[-3000:]}")
+
+    def console(self) -> str:
+        """What `analytics up` printed so far."""
+        return self.log.read_text()
+
+    def printed_setup_link(self, seconds: float = 60) -> str:
+        """The first-run setup link `analytics up` prints once every component answers."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = re.search(r"http://\S+/setup\?token=[\w-]+", self.console())
+            if found:
+                return found.group(0)
+            time.sleep(0.2)
+        raise RuntimeError(f"no setup link printed within {seconds} s:\n{self.console()[-3000:]}")
 
     def analytics(self, *args: str) -> str:
         """Run an `analytics` command against this instance; its standard output."""
