@@ -168,7 +168,9 @@ def demo(if_missing: bool, days: int, collector_url: str | None, no_build: bool)
         summary = create_demo(settings.database_url, send_recent, days=days)
         built = 0 if no_build else _build_with_progress(settings)
         from analytics_cli.first_run import seed_demo_folder
+        from workbench_app.metadata_database import prepare_metadata_database
 
+        prepare_metadata_database(settings)  # a fresh home has no workbench database before `analytics up`
         seed_demo_folder(settings, settings.database_url)
         click.echo(f"demo ready in {time.monotonic() - began:.0f} s: site {summary.site_id}, "
                    f"{summary.imported_events + summary.sent_events:,} events "
