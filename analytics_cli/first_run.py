@@ -16,7 +16,9 @@ def setup_url(settings: Settings) -> str | None:
         token = setup_link.issue(conn)
     if token is None:
         return None
-    return f"http://{settings.bind_host}:{settings.workbench_port}/setup?token={token}"
+    # Listening on every address: the link that works on this machine.
+    host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(settings.bind_host, settings.bind_host)
+    return f"http://{host}:{settings.workbench_port}/setup?token={token}"
 
 
 def seed_demo_folder(settings: Settings, analytics_url: str) -> bool | None:
