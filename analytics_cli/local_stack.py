@@ -34,6 +34,8 @@ class LocalStack:
     collector_url: str
     log: Path
     process: subprocess.Popen | None = None
+    demo_output: str = ""
+    demo_errors: str = ""
 
     @classmethod
     def prepare(cls, workbench_workers: int = 2) -> LocalStack:
@@ -43,8 +45,12 @@ class LocalStack:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
         env.update(ANALYTICS_HOME=str(root / "home"), ANALYTICS_WORKBENCH_PORT=str(workbench),
                    ANALYTICS_COLLECTOR_PORT=str(collector), ANALYTICS_WORKBENCH_WORKERS=str(workbench_workers))
-        subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
-        return cls(root, env, f"http://127.0.0.1:{workbench}", f"http://127.0.0.1:{collector}", root / "up.log")
+        demo = subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, capture_output=True, text=True,
+                              timeout=900)
+        if demo.returncode != 0:
+            raise RuntimeError(f"analytics demo failed:\n{demo.stdout[-3000:]}\n{demo.stderr[-3000:]}")
+        return cls(root, env, f"http://127.0.0.1:{workbench}", f"http://127.0.0.1:{collector}", root / "up.log",
+                   demo_output=demo.stdout, demo_errors=demo.stderr)
 
     def start(self, seconds: float = 120) -> LocalStack:
         with self.log.open("w") as out:

@@ -38,6 +38,17 @@ def fresh_stack():
         local.stop()
 
 
+def test_analytics_demo_prints_a_progress_bar_and_one_summary_not_dagster_s_events(fresh_stack):
+    lines = fresh_stack.demo_output.strip().splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0] == "creating the demo site and 90 days of traffic..."
+    assert re.fullmatch(r"demo ready in \d+ s: site [0-9a-f-]{36}, [\d,]+ events \([\d,]+ through POST "
+                        r"/collect/server\), \d+ assets built; the workbench has a Demo folder", lines[1]), lines[1]
+    # The progress bar is drawn on the terminal (standard error); without one, its label only.
+    assert fresh_stack.demo_errors.strip() == "building the views"
+    assert "ASSET_MATERIALIZATION" in (fresh_stack.root / "home" / "logs" / "demo.log").read_text()
+
+
 def test_first_screen_of_the_readme(browser, fresh_stack):
     link = fresh_stack.printed_setup_link()
     assert link.startswith(fresh_stack.workbench_url + "/setup?token=")
