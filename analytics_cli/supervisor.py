@@ -136,8 +136,6 @@ def child_environment(settings: Settings, urls: bootstrap.DatabaseUrls) -> dict[
         # dagster-postgres issues NOTIFY with client-side parameters, which only psycopg2 does.
         "ANALYTICS_DAGSTER_PG_URL": urls.dagster.replace("postgresql://", "postgresql+psycopg2://", 1),
         "DAGSTER_HOME": str(settings.dagster_home),
-        # dbt's own log (dbt.log, which dbt rotates) beside the components' logs.
-        "DBT_LOG_PATH": str(component_logs.logs_directory(settings.home)),
         "PYTHONUNBUFFERED": "1",
     })
     return env
