@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -32,6 +36,59 @@ def _build(settings: Settings) -> None:
     if not result.success:
         raise click.ClickException("the build failed; see the log above")
     click.echo(f"built {len(result.get_asset_materialization_events())} assets")
+
+
+@contextmanager
+def _output_to(log: Path):
+    """Send this process's stdout and stderr (Dagster's events, dbt's lines) to `log`; yields a
+    stream on the terminal for the progress bar."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    saved = os.dup(2), os.dup(1)
+    terminal = os.fdopen(os.dup(saved[0]), "w")
+    with log.open("a") as target:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.dup2(target.fileno(), 1)
+        os.dup2(target.fileno(), 2)
+        try:
+            yield terminal
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            os.dup2(saved[0], 2)
+            os.dup2(saved[1], 1)
+            for fd in saved:
+                os.close(fd)
+            terminal.close()
+
+
+def _build_with_progress(settings: Settings) -> int:
+    """The build of `analytics demo`: a progress bar over the assets, Dagster's events in the log."""
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+    from analytics_cli.component_logs import log_path
+    from orchestration.build import build_everything, expected_materializations
+
+    log = log_path(settings.home, "demo")
+    start = log.stat().st_size if log.exists() else 0
+    outcome: dict = {}
+    with _output_to(log) as terminal:
+        worker = threading.Thread(target=lambda: outcome.update(result=build_everything(settings)), daemon=True)
+        worker.start()
+        with click.progressbar(length=expected_materializations(settings), label="building the views", file=terminal,
+                               show_pos=True) as bar:
+            done = 0
+            while worker.is_alive():
+                worker.join(0.5)
+                with log.open(errors="replace") as handle:
+                    handle.seek(start)
+                    seen = handle.read().count("ASSET_MATERIALIZATION")
+                seen = min(seen, bar.length)
+                bar.update(seen - done)
+                done = seen
+    result = outcome.get("result")
+    if result is None or not result.success:
+        raise click.ClickException(f"the build failed; see {log}")
+    return len(result.get_asset_materialization_events())
 
 
 def _stop_if_started(settings: Settings, started: bool) -> None:
@@ -96,7 +153,10 @@ def demo(if_missing: bool, days: int, collector_url: str | None, no_build: bool)
             click.echo("demo data exists already")
             return
         if exists:
-            raise click.ClickException("a demo site exists already (use --if-missing to skip)")
+            raise click.ClickException(
+                "a demo site exists already (`make run` loads it once). `analytics build` rebuilds its views; "
+                "to start again from nothing, stop `analytics up` and delete $ANALYTICS_HOME (all data).")
+        began = time.monotonic()
         click.echo(f"creating the demo site and {days} days of traffic...")
 
         def send_recent(site_id: str, secret: str, events: list[dict]) -> int:
@@ -106,9 +166,15 @@ def demo(if_missing: bool, days: int, collector_url: str | None, no_build: bool)
                 return post_server_events(collector.url, secret, events)
 
         summary = create_demo(settings.database_url, send_recent, days=days)
-        click.echo(f"demo site {summary.site_id}: {summary.imported_events:,} events imported, "
-                   f"{summary.sent_events:,} sent to POST /collect/server")
-        if not no_build:
-            _build(settings)
+        built = 0 if no_build else _build_with_progress(settings)
+        from analytics_cli.first_run import seed_demo_folder
+        from workbench_app.metadata_database import prepare_metadata_database
+
+        prepare_metadata_database(settings)  # a fresh home has no workbench database before `analytics up`
+        seed_demo_folder(settings, settings.database_url)
+        click.echo(f"demo ready in {time.monotonic() - began:.0f} s: site {summary.site_id}, "
+                   f"{summary.imported_events + summary.sent_events:,} events "
+                   f"({summary.sent_events:,} through POST /collect/server), {built} assets built; "
+                   "the workbench has a Demo folder")
     finally:
         _stop_if_started(settings, started)

@@ -3,6 +3,7 @@ demo data, then `analytics up` on free ports, exactly as a person runs it."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -33,6 +34,8 @@ class LocalStack:
     collector_url: str
     log: Path
     process: subprocess.Popen | None = None
+    demo_output: str = ""
+    demo_errors: str = ""
 
     @classmethod
     def prepare(cls, workbench_workers: int = 2) -> LocalStack:
@@ -42,8 +45,12 @@ class LocalStack:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
         env.update(ANALYTICS_HOME=str(root / "home"), ANALYTICS_WORKBENCH_PORT=str(workbench),
                    ANALYTICS_COLLECTOR_PORT=str(collector), ANALYTICS_WORKBENCH_WORKERS=str(workbench_workers))
-        subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
-        return cls(root, env, f"http://127.0.0.1:{workbench}", f"http://127.0.0.1:{collector}", root / "up.log")
+        demo = subprocess.run([ANALYTICS, "demo"], env=env, cwd=REPO_ROOT, capture_output=True, text=True,
+                              timeout=900)
+        if demo.returncode != 0:
+            raise RuntimeError(f"analytics demo failed:\n{demo.stdout[-3000:]}\n{demo.stderr[-3000:]}")
+        return cls(root, env, f"http://127.0.0.1:{workbench}", f"http://127.0.0.1:{collector}", root / "up.log",
+                   demo_output=demo.stdout, demo_errors=demo.stderr)
 
     def start(self, seconds: float = 120) -> LocalStack:
         with self.log.open("w") as out:
@@ -60,6 +67,20 @@ class LocalStack:
                 pass
             time.sleep(0.3)
         raise RuntimeError(f"the workbench did not answer within {seconds} s:\n{self.log.read_text()[-3000:]}")
+
+    def console(self) -> str:
+        """What `analytics up` printed so far."""
+        return self.log.read_text()
+
+    def printed_setup_link(self, seconds: float = 60) -> str:
+        """The first-run setup link `analytics up` prints once every component answers."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = re.search(r"http://\S+/setup\?token=[\w-]+", self.console())
+            if found:
+                return found.group(0)
+            time.sleep(0.2)
+        raise RuntimeError(f"no setup link printed within {seconds} s:\n{self.console()[-3000:]}")
 
     def analytics(self, *args: str) -> str:
         """Run an `analytics` command against this instance; its standard output."""

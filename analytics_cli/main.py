@@ -114,11 +114,12 @@ def migrate() -> None:
 
 @main.command()
 @click.option("--no-dagster", is_flag=True, help="Run the collector and workbench only.")
-def up(no_dagster: bool) -> None:
+@click.option("--verbose", is_flag=True, help="Show every component's output, not only warnings and errors.")
+def up(no_dagster: bool, verbose: bool) -> None:
     """Start the database, migrate, and run every component until Ctrl-C."""
     from analytics_cli.supervisor import run_product
 
-    sys.exit(run_product(_settings(), with_dagster=not no_dagster))
+    sys.exit(run_product(_settings(), with_dagster=not no_dagster, verbose=verbose))
 
 
 from analytics_cli.admin_commands import admin_token  # noqa: E402  (a command group of its own module)
@@ -136,6 +137,10 @@ main.add_command(follow)
 from analytics_cli.workbench_commands import workbench  # noqa: E402
 
 main.add_command(workbench)
+
+from analytics_cli.logs_command import logs  # noqa: E402
+
+main.add_command(logs)
 
 from analytics_cli.build_commands import build, demo  # noqa: E402
 

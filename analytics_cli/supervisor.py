@@ -4,11 +4,17 @@ The children are the collector and the workbench under gunicorn, and Dagster's w
 daemon. They are told the database URL explicitly, so none of them starts a database of its own.
 A child that dies is restarted with a growing delay; Ctrl-C or SIGTERM stops them all, then the
 embedded database if this command started it.
+
+The console shows one line per component as it becomes ready, the URLs and what to do next, then
+only warnings and errors; each component's whole output goes to `$ANALYTICS_HOME/logs/<name>.log`
+(analytics_cli/component_logs.py), all of it on the console too with `--verbose`.
 """
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +25,7 @@ import click
 import psutil
 import requests
 
+from analytics_cli import component_logs
 from analytics_cli.follow_commands import follower_children
 from pipelines.database import bootstrap, embedded
 from pipelines.dbt_environment import dbt_environment, manifest_path
@@ -36,11 +43,15 @@ class Child:
     health_url: str | None
     process: subprocess.Popen | None = None
     restarts: list[float] = field(default_factory=list)
+    port_variable: str | None = None
 
-    def start(self, env: dict[str, str]) -> None:
+    def start(self, env: dict[str, str], verbose: bool = False) -> None:
         # A child in its own process group: Ctrl-C in the terminal reaches only the supervisor,
-        # which then stops the children in order.
-        self.process = subprocess.Popen(self.argv, env=env, start_new_session=True)
+        # which then stops the children in order. Its output goes through a pipe to its log file.
+        self.process = subprocess.Popen(self.argv, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        logger = component_logs.component_logger(Path(env["ANALYTICS_HOME"]), self.name)
+        component_logs.pump(self.name, self.process.stdout, logger, verbose)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -97,17 +108,20 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     gunicorn_config = "python:analytics_cli.gunicorn_config"
     children = [
         Child("collector", collector_command(settings.collector_workers, f"{host}:{settings.collector_port}"),
-              f"http://{host}:{settings.collector_port}", f"http://{host}:{settings.collector_port}/healthz"),
+              f"http://{host}:{settings.collector_port}", f"http://{host}:{settings.collector_port}/healthz",
+              port_variable="ANALYTICS_COLLECTOR_PORT"),
         Child("workbench", [_bin("gunicorn"), "-c", gunicorn_config, "-w", str(settings.workbench_workers),
                             "-b", f"{host}:{settings.workbench_port}", "workbench_app.wsgi:app"],
-              f"http://{host}:{settings.workbench_port}", f"http://{host}:{settings.workbench_port}/healthz"),
+              f"http://{host}:{settings.workbench_port}", f"http://{host}:{settings.workbench_port}/healthz",
+              port_variable="ANALYTICS_WORKBENCH_PORT"),
     ]
     if with_dagster:
         workspace = str(settings.dagster_home / "workspace.yaml")
         children += [
             Child("dagster-webserver", [_bin("dagster-webserver"), "-w", workspace, "-h", host,
                                         "-p", str(settings.dagster_port)],
-                  f"http://{host}:{settings.dagster_port}", f"http://{host}:{settings.dagster_port}/server_info"),
+                  f"http://{host}:{settings.dagster_port}", f"http://{host}:{settings.dagster_port}/server_info",
+                  port_variable="ANALYTICS_DAGSTER_PORT"),
             Child("dagster-daemon", [_bin("dagster-daemon"), "run", "-w", workspace], None, None),
         ]
     return children
@@ -127,20 +141,49 @@ def child_environment(settings: Settings, urls: bootstrap.DatabaseUrls) -> dict[
     return env
 
 
-def wait_until_ready(children: list[Child], deadline: float) -> list[str]:
-    """Poll the health URLs until all answer 200; returns the names still not ready."""
+def port_in_use(host: str, port: int) -> bool:
+    """Whether another program listens on the port (gunicorn binds with SO_REUSEADDR, so do we)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
+def check_ports(settings: Settings, children: list[Child]) -> None:
+    """One clear line, naming the port and the variable that changes it, instead of a child's traceback."""
+    for child in children:
+        if child.port_variable and child.url:
+            port = int(child.url.rsplit(":", 1)[1])
+            if port_in_use(settings.bind_host, port):
+                raise click.ClickException(
+                    f"port {port} ({child.name}) is in use by another program: stop it, or set "
+                    f"{child.port_variable} to a free port")
+
+
+def wait_until_ready(children: list[Child], deadline: float,
+                     on_ready=lambda child: None, should_stop=lambda: False) -> list[str]:
+    """Poll the health URLs until all answer 200, calling `on_ready` for each as it does; returns
+    the names still not ready."""
     pending = [child for child in children if child.health_url]
-    while pending and time.monotonic() < deadline:
+    while pending and time.monotonic() < deadline and not should_stop():
         for child in list(pending):
             if not child.alive():
                 continue
             try:
                 if requests.get(child.health_url, timeout=2).status_code == 200:
                     pending.remove(child)
+                    on_ready(child)
             except requests.RequestException:
                 pass
         time.sleep(0.5)
     return [child.name for child in pending]
+
+
+def ready_line(name: str, detail: str) -> str:
+    return f"  {click.style('ready', fg='green')}  {name:<18} {detail}"
 
 
 def stop_children(children: list[Child]) -> None:
@@ -187,20 +230,31 @@ def _wait_or_kill(child: Child, deadline: float) -> None:
         child.process.wait()
 
 
-def run_product(settings: Settings, with_dagster: bool = True) -> int:
+def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = False) -> int:
     """Run until interrupted. Returns the exit status."""
-    database_was_running = settings.embedded and embedded.status(settings.pgdata).running
+    from analytics_cli.first_run import seed_demo_folder, setup_url
     from workbench_app.metadata_database import prepare_metadata_database
 
+    children = build_children(settings, with_dagster)
+    check_ports(settings, children)
+    database_was_running = settings.embedded and embedded.status(settings.pgdata).running
     urls, applied = bootstrap.prepare(settings)
     applied += prepare_metadata_database(settings)
-    for migration in applied:
-        click.echo(f"applied migration {migration.version:04d}_{migration.name}")
+    if verbose:
+        for migration in applied:
+            click.echo(f"applied migration {migration.version:04d}_{migration.name}")
+    elif applied:
+        click.echo(f"  applied {len(applied)} database migrations")
+    database = f"embedded PostgreSQL under {settings.pgdata}" if settings.embedded else "configured PostgreSQL"
+    click.echo(ready_line("database", database))
+    demo = seed_demo_folder(settings, urls.analytics)
+    if demo:
+        click.echo("  created the workbench's Demo folder (questions and a dashboard over the demo site)")
+    setup_link = setup_url(settings)
     env = child_environment(settings, urls)
     if with_dagster:
         prepare_dagster_home(settings)
         prepare_dbt_manifest(env)
-    children = build_children(settings, with_dagster)
     children += follower_children(settings, urls.analytics)
 
     stopping = False
@@ -212,19 +266,19 @@ def run_product(settings: Settings, with_dagster: bool = True) -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     for child in children:
-        child.start(env)
+        child.start(env, verbose)
 
-    not_ready = wait_until_ready(children, time.monotonic() + _READY_TIMEOUT_SECONDS)
+    not_ready = wait_until_ready(children, time.monotonic() + _READY_TIMEOUT_SECONDS,
+                                 on_ready=lambda child: click.echo(ready_line(child.name, child.url)),
+                                 should_stop=lambda: stopping)
     if not stopping:
-        if not_ready:
-            click.echo(f"warning: not answering yet: {', '.join(not_ready)}", err=True)
-        click.echo("\nAnalytics is running:")
         for child in children:
-            if child.url:
-                click.echo(f"  {child.name:<18} {child.url}")
-        database = "embedded PostgreSQL under " + str(settings.pgdata) if settings.embedded else "configured PostgreSQL"
-        click.echo(f"  {'database':<18} {database}")
-        click.echo("Press Ctrl-C to stop.\n")
+            if not child.health_url and child.alive():
+                click.echo(ready_line(child.name, "running"))
+        if not_ready:
+            click.echo(f"warning: not answering yet: {', '.join(not_ready)} "
+                       f"(see `analytics logs {not_ready[0]}`)", err=True)
+        print_next_steps(settings, children, setup_link, demo is not None)
 
     status = 0
     while not stopping:
@@ -234,7 +288,8 @@ def run_product(settings: Settings, with_dagster: bool = True) -> int:
             now = time.monotonic()
             child.restarts = [t for t in child.restarts if now - t < 60]
             if len(child.restarts) >= 5:
-                click.echo(f"{child.name} keeps failing; stopping everything", err=True)
+                click.echo(f"{child.name} keeps failing; stopping everything (see `analytics logs {child.name}`)",
+                           err=True)
                 stopping, status = True, 1
                 break
             delay = 2 ** len(child.restarts)
@@ -243,7 +298,7 @@ def run_product(settings: Settings, with_dagster: bool = True) -> int:
             if stopping:
                 break
             child.restarts.append(now)
-            child.start(env)
+            child.start(env, verbose)
         time.sleep(0.5)
 
     click.echo("stopping...")
@@ -252,3 +307,25 @@ def run_product(settings: Settings, with_dagster: bool = True) -> int:
         embedded.stop(settings.pgdata)
     click.echo("stopped")
     return status
+
+
+def print_next_steps(settings: Settings, children: list[Child], setup_link: str | None, demo: bool) -> None:
+    """The URLs and what to do next, printed once every component answers."""
+    click.echo("\nAnalytics is running:")
+    for child in children:
+        if child.url:
+            click.echo(f"  {child.name:<18} {child.url}")
+    click.echo("\nNext:")
+    if setup_link:
+        click.echo("  Create the workbench's administrator (this link works once, for 24 hours):")
+        click.echo(f"    {setup_link}")
+    else:
+        workbench = next(child.url for child in children if child.name == "workbench")
+        click.echo(f"  Sign in to the workbench: {workbench}/")
+    if demo:
+        click.echo("  Then open the Demo dashboard, in the workbench's Demo folder.")
+    else:
+        click.echo("  No data yet: `analytics demo` loads a demo site; README.md says how to add your own.")
+    click.echo(f"  Logs: {component_logs.logs_directory(settings.home)}/<component>.log "
+               "(`analytics logs <component> -f`); only warnings and errors show here.")
+    click.echo("Press Ctrl-C to stop.\n")

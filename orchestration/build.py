@@ -5,7 +5,7 @@ policy: one dbt invocation over the whole window), followed by everything else.
 """
 from datetime import date, datetime, timezone
 
-from dagster import DagsterInstance, ExecuteInProcessResult, materialize
+from dagster import DagsterInstance, ExecuteInProcessResult, PartitionKeyRange, materialize
 
 from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
 from orchestration.defs.dbt.partitions import MONTHLY_PARTITIONS
@@ -26,13 +26,31 @@ def partition_range(first_event: datetime | None, today: date) -> tuple[str, str
     return start.strftime("%Y-%m-01"), today.strftime("%Y-%m-01")
 
 
-def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> ExecuteInProcessResult:
-    """Materialise maintenance, the dbt models of every month with events, and the event views."""
+def build_assets() -> list:
+    """The assets `build_everything` materialises."""
+    return [*maintenance_assets, analytics_dbt_incremental_models, analytics_dbt_models]
+
+
+def build_range(settings: Settings) -> tuple[str, str]:
+    """The month partitions a whole build covers."""
     with connection.connect(connection.server_url(settings), autocommit=True) as conn:
         first_event = conn.execute("select min(occurred_at) from raw.events").fetchone()[0]
-    first, last = partition_range(first_event, datetime.now(timezone.utc).date())
+    return partition_range(first_event, datetime.now(timezone.utc).date())
+
+
+def expected_materializations(settings: Settings) -> int:
+    """How many asset materialisations a whole build reports (a progress bar's length): each
+    partitioned asset once per month of the range."""
+    first, last = build_range(settings)
+    months = len(MONTHLY_PARTITIONS.get_partition_keys_in_range(PartitionKeyRange(first, last)))
+    return sum(len(list(asset.keys)) * (months if asset.partitions_def else 1) for asset in build_assets())
+
+
+def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> ExecuteInProcessResult:
+    """Materialise maintenance, the dbt models of every month with events, and the event views."""
+    first, last = build_range(settings)
     return materialize(
-        [*maintenance_assets, analytics_dbt_incremental_models, analytics_dbt_models],
+        build_assets(),
         resources=build_resources(settings),
         instance=instance,
         tags={PARTITION_RANGE_START_TAG: first, PARTITION_RANGE_END_TAG: last},

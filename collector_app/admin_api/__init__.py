@@ -33,6 +33,11 @@ def require_admin_token() -> None:
     if scheme.lower() != "bearer" or not secret.strip():
         raise ApiError(401, "unauthorized", "Send an admin token as 'Authorization: Bearer <token>'.",
                        headers={"WWW-Authenticate": 'Bearer realm="analytics-admin"'})
+    if secret.strip().startswith("wbt_"):
+        # The two tokens look alike in examples; say which one this is and which one is expected.
+        raise ApiError(401, "invalid_token", "This is a workbench API token (wbt_...); the collector's administration "
+                       "API takes an admin token (at_...): `analytics admin-token create`.",
+                       headers={"WWW-Authenticate": 'Bearer realm="analytics-admin", error="invalid_token"'})
     with transaction() as conn:
         identity = admin_tokens.authenticate(conn, secret.strip())
     if identity is None:

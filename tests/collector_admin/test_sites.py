@@ -143,3 +143,10 @@ def test_delete_site_removes_everything_of_it(client, auth, site, make_site, db)
     assert db.execute("select count(*) from raw.events where site_id = %s", (other["id"],)).fetchone()[0] == 1
     assert db.execute("select count(*) from collect.audit_log where action = 'site.deleted' and target = %s",
                       (site["id"],)).fetchone()[0] == 1
+
+
+def test_a_workbench_token_is_refused_with_a_message_naming_both_kinds(client):
+    assert_error(client.get("/api/v1/sites", headers={"Authorization": "Bearer wbt_abc"}), 401, "invalid_token")
+    response = client.get("/api/v1/sites", headers={"Authorization": "Bearer wbt_abc"})
+    message = response.get_json()["error"]["message"]
+    assert "workbench API token (wbt_...)" in message and "admin token (at_...)" in message

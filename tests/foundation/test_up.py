@@ -1,6 +1,8 @@
 """`analytics up` end to end: every component answers, Ctrl-C stops all, data survives."""
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -51,6 +53,7 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
             f"http://127.0.0.1:{ports['ANALYTICS_WORKBENCH_PORT']}/healthz",
             f"http://127.0.0.1:{ports['ANALYTICS_DAGSTER_PORT']}/server_info"]
 
+    links = []
     for run in (1, 2):
         log = open(tmp_path / f"up-{run}.log", "w")
         started = time.monotonic()
@@ -58,6 +61,8 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
         try:
             missing = wait_for(urls, started + 90)
             assert not missing, f"not up within 90 s: {missing}\n{(tmp_path / f'up-{run}.log').read_text()[-3000:]}"
+            console = wait_for_console(tmp_path / f"up-{run}.log", "Press Ctrl-C to stop.", started + 90)
+            links.append(check_console(console, ports))
             if run == 1:
                 subprocess.run([ANALYTICS, "db", "psql", "-c", "create table collect.kept as select 7 as answer"],
                                env=env, check=True, capture_output=True)
@@ -78,3 +83,49 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
         # Dagster reports the runs that Ctrl-C interrupts; until then, no component may fail.
         before_stop = (tmp_path / f"up-{run}.log").read_text().split("\nstopping...")[0]
         assert "Traceback" not in before_stop
+    # Each run without an administrator prints a new link; the previous one stops working.
+    assert links[0] != links[1]
+    for name in ("collector", "workbench", "dagster-webserver", "dagster-daemon"):
+        assert (home / "logs" / f"{name}.log").stat().st_size > 0, name
+    assert "GET /healthz" in (home / "logs" / "workbench.log").read_text()
+
+
+def wait_for_console(log: Path, text: str, deadline: float) -> str:
+    while time.monotonic() < deadline:
+        console = log.read_text()
+        if text in console:
+            return console
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} not printed:\n{log.read_text()[-3000:]}")
+
+
+def check_console(console: str, ports: dict) -> str:
+    """The console of `analytics up` once ready: a line per component, the URLs, the setup link,
+    and none of the components' own chatter (DEBUG or INFO lines, access log, sensor ticks)."""
+    ready = re.findall(r"^  ready  (\S+)", console, re.M)
+    assert ready[0] == "database" and set(ready) == {
+        "database", "collector", "workbench", "dagster-webserver", "dagster-daemon"}, console
+    assert f"  workbench          http://127.0.0.1:{ports['ANALYTICS_WORKBENCH_PORT']}" in console
+    link = re.search(r"http://127\.0\.0\.1:(\d+)/setup\?token=([\w-]+)$", console, re.M)
+    assert link and int(link.group(1)) == ports["ANALYTICS_WORKBENCH_PORT"], console
+    for noise in ("DEBUG", " - INFO - ", "[INFO]", "GET /healthz", "Booting worker"):
+        assert noise not in console, (noise, console)
+    return link.group(2)
+
+
+def test_a_port_in_use_gives_one_clear_line(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
+        env.update(ANALYTICS_HOME=str(tmp_path / "home"), ANALYTICS_WORKBENCH_PORT=str(port),
+                   ANALYTICS_COLLECTOR_PORT=str(free_port()), ANALYTICS_DAGSTER_PORT=str(free_port()))
+        done = subprocess.run([ANALYTICS, "up"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"Error: port {port} (workbench) is in use by another program: stop it, or set "
+        "ANALYTICS_WORKBENCH_PORT to a free port"]
+    # Refused before anything started: no database was initialised.
+    assert not (tmp_path / "home" / "pgdata").exists()

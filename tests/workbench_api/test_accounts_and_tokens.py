@@ -86,3 +86,11 @@ def test_create_admin_command(workbench_settings, workbench_db):
     short = CliRunner().invoke(analytics, ["workbench", "create-admin", "--email", "x@example.org",
                                            "--password", "short"], env=env)
     assert short.exit_code != 0
+
+
+def test_a_collector_admin_token_is_refused_with_a_message_naming_both_kinds(app):
+    answer = app.test_client().get("/api/v1/me", headers={"Authorization": "Bearer at_abcdef"})
+    assert answer.status_code == 401
+    error = answer.get_json()["error"]
+    assert "collector admin token (at_...)" in error["message"] and "(wbt_...)" in error["message"]
+    assert error["details"] == {"expected": "wbt_", "received": "at_"}

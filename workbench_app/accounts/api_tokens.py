@@ -14,11 +14,15 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from pipelines.admin import admin_tokens
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, invalid, not_found
 from workbench_app.records import audit_log
 
 SECRET_PREFIX = "wbt_"
+COLLECTOR_ADMIN_PREFIX = admin_tokens.SECRET_PREFIX
+WRONG_KIND = ("This is a collector admin token (at_...); the workbench takes a workbench API token (wbt_...): "
+              "POST /api/v1/auth/token, or `analytics workbench create-admin --with-token`.")
 _MAX_SECRET_LENGTH = 200
 _PUBLIC = """token_id, user_id, name, created_at, last_used_at, revoked_at,
              case when revoked_at is null then 'active' else 'revoked' end as state"""
@@ -72,6 +76,9 @@ def revoke_token(conn: psycopg.Connection, actor: Identity, token_id: int) -> di
 def authenticate(conn: psycopg.Connection, secret: str) -> Identity:
     """The identity behind a bearer secret; 401 when unknown, revoked, or its owner is deactivated."""
     refused = WorkbenchError(401, "unauthorized", "A valid API token is required (Authorization: Bearer <token>).")
+    if secret.startswith(COLLECTOR_ADMIN_PREFIX):
+        # The two tokens look alike in examples; say which one this is and which one is expected.
+        raise WorkbenchError(401, "unauthorized", WRONG_KIND, {"expected": SECRET_PREFIX, "received": COLLECTOR_ADMIN_PREFIX})
     if not secret.startswith(SECRET_PREFIX) or len(secret) > _MAX_SECRET_LENGTH:
         raise refused
     row = conn.execute(

@@ -12,6 +12,7 @@ from workbench_app.api import (
     query_routes,
     records_routes,
     session_routes,
+    setup_routes,
     sources_routes,
 )
 from workbench_app.api.authentication import authenticate_request
@@ -23,7 +24,7 @@ PREFIX = "/api/v1"
 def register_api(app: Flask) -> None:
     api = Blueprint("api_v1", __name__, url_prefix=PREFIX)
     api.before_request(authenticate_request)
-    for module in (openapi, session_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
+    for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)

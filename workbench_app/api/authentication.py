@@ -19,8 +19,9 @@ from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.services import WorkbenchServices
 
-# Endpoints reachable without a token: the API description and the password sign-ins.
-PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session"}
+# Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup.
+PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session",
+                    "api_v1.setup.read_setup", "api_v1.setup.complete_setup"}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 MAX_BODY_BYTES = 1_000_000
 

@@ -98,6 +98,15 @@ _SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", 
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 
 
+def _setup(operation: dict[str, Any]) -> dict[str, Any]:
+    """The first-run setup's own refusals: 403 for a wrong or expired link, 410 once it is done."""
+    for status, meaning in (("403", "setup_link_invalid: the link is wrong or has expired"),
+                            ("410", "setup_done: an administrator exists; the setup is over")):
+        operation["responses"][status] = {"description": meaning,
+                                          "content": {"application/json": {"schema": _ERROR}}}
+    return operation
+
+
 def _paths() -> dict[str, Any]:
     op = _operation
     return {
@@ -111,6 +120,15 @@ def _paths() -> dict[str, Any]:
                                   ("email", "password"))),
             "get": op("Get the web session", "accounts", result=_ref("Session")),
             "delete": op("Sign out of the web application", "accounts", ok=204)},
+        "/setup": {
+            "get": _setup(op("Check the setup link", "accounts", public=True, result=_ref("SetupState"),
+                             query={"token": {"type": "string"}})),
+            "post": _setup(op("Create the first administrator", "accounts", ok=201, public=True,
+                              result=_ref("Session"), body=_body(
+                                  {"token": {"type": "string"}, "email": {"type": "string"},
+                                   "password": {"type": "string", "minLength": 10}, "display_name": _TEXT,
+                                   "locale": {"enum": ["en", "fr", "es"]}},
+                                  ("token", "email", "password", "locale"))))},
         "/me": {"get": op("Get the caller", "accounts", result=_ref("User")),
                 "patch": op("Update my profile", "accounts", result=_ref("User"), body=_body(
                     {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},
@@ -266,6 +284,7 @@ def document() -> dict[str, Any]:
                     "groups": {"type": "array", "items": {"type": "integer"}}}},
                 "Session": {"type": "object", "required": ["user", "csrf_token"],
                             "properties": {"user": _ref("User"), "csrf_token": {"type": "string"}}},
+                "SetupState": {"type": "object", "required": ["state"], "properties": {"state": {"enum": ["open"]}}},
                 "NewToken": {"type": "object", "required": ["token", "secret"],
                              "properties": {"token": _OBJECT, "secret": {"type": "string"}}},
                 "Question": {"type": "object", "properties": {"question_id": {"type": "integer"},

@@ -20,26 +20,34 @@ def _session_answer(user: dict, csrf_token: str):
     return jsonify({"user": user, "csrf_token": csrf_token})
 
 
-@blueprint.post("/session")
-def open_session():
+def require_json() -> None:
     # A JSON body only: a cross-site form cannot send one without a CORS preflight, so no other
     # site can sign a visitor in to an account of its choosing.
     if not request.is_json:
         raise WorkbenchError(415, "unsupported_media_type", "Send the sign-in as application/json.")
-    body = json_body()
-    email = check.text(body, "email", required=True, max_length=400)
-    password = check.text(body, "password", required=True, max_length=1000)
-    who = password_sign_in(email, password)
+
+
+def open_browser_session(user_id: int):
+    """A new session for `user_id` (closing the request's old one): the 201 answer with its cookie."""
     workbench = services()
     with workbench.transaction() as conn:
         workbench.session_store.close(conn, request.cookies.get(web_sessions.COOKIE))
-        secret, session = workbench.session_store.open(conn, who.user_id)
-        user = users.get_user(conn, who.user_id)
+        secret, session = workbench.session_store.open(conn, user_id)
+        user = users.get_user(conn, user_id)
     response = _session_answer(user, session.csrf_token)
     response.status_code = 201
     response.set_cookie(web_sessions.COOKIE, secret, max_age=int(workbench.settings.session_max_seconds),
                         path="/", secure=request.is_secure, httponly=True, samesite="Lax")
     return response
+
+
+@blueprint.post("/session")
+def open_session():
+    require_json()
+    body = json_body()
+    email = check.text(body, "email", required=True, max_length=400)
+    password = check.text(body, "password", required=True, max_length=1000)
+    return open_browser_session(password_sign_in(email, password).user_id)
 
 
 @blueprint.get("/session")

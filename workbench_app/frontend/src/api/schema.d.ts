@@ -57,6 +57,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check the setup link */
+        get: operations["check_the_setup_link"];
+        put?: never;
+        /** Create the first administrator */
+        post: operations["create_the_first_administrator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -816,6 +834,10 @@ export interface components {
             user: components["schemas"]["User"];
             csrf_token: string;
         };
+        SetupState: {
+            /** @enum {unknown} */
+            state: "open";
+        };
         NewToken: {
             token: {
                 [key: string]: unknown;
@@ -1223,6 +1245,185 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    check_the_setup_link: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupState"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description setup_link_invalid: the link is wrong or has expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description setup_done: an administrator exists; the setup is over */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_the_first_administrator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    email: string;
+                    password: string;
+                    display_name?: string;
+                    /** @enum {unknown} */
+                    locale: "en" | "fr" | "es";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description setup_link_invalid: the link is wrong or has expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description setup_done: an administrator exists; the setup is over */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2929,7 +3130,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     /** @enum {unknown} */
-                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files";
+                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
                     /** @description Connection options of the source's kind (unknown ones are refused). */
                     options?: {
                         host?: string;
@@ -2941,6 +3142,23 @@ export interface operations {
                         default_schema?: string;
                         /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
                         schemas?: string[] | null;
+                        /** @description couchdb: the server's http(s) address, without credentials. */
+                        url?: string;
+                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                        databases?: string[];
+                        /** @description couchdb: documents read per database to infer its columns (1000). */
+                        sample_size?: number;
+                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                        max_rows?: number;
+                        account?: string;
+                        warehouse?: string;
+                        role?: string;
+                        /** @description snowflake: only this schema's tables (all when unset). */
+                        schema?: string;
+                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                        private_key_path?: string;
+                        /** @enum {unknown} */
+                        protocol?: "http" | "https";
                     };
                     password?: string;
                 };
@@ -3265,6 +3483,23 @@ export interface operations {
                         default_schema?: string;
                         /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
                         schemas?: string[] | null;
+                        /** @description couchdb: the server's http(s) address, without credentials. */
+                        url?: string;
+                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                        databases?: string[];
+                        /** @description couchdb: documents read per database to infer its columns (1000). */
+                        sample_size?: number;
+                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                        max_rows?: number;
+                        account?: string;
+                        warehouse?: string;
+                        role?: string;
+                        /** @description snowflake: only this schema's tables (all when unset). */
+                        schema?: string;
+                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                        private_key_path?: string;
+                        /** @enum {unknown} */
+                        protocol?: "http" | "https";
                     };
                     password?: string;
                     clear_password?: boolean;

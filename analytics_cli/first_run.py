@@ -1,0 +1,31 @@
+"""What `analytics up` and `analytics demo` prepare for a newcomer: the setup link of the first
+administrator, and the Demo folder when the warehouse holds the demo site."""
+from __future__ import annotations
+
+from pipelines.database import connection
+from pipelines.demo import demo_exists
+from pipelines.settings import Settings
+from workbench_app import metadata_database
+from workbench_app.accounts import setup_link
+from workbench_app.content.demo_content import seed_demo_content
+
+
+def setup_url(settings: Settings) -> str | None:
+    """A new setup link while the workbench has no administrator (the previous one stops working)."""
+    with connection.connect(metadata_database.metadata_url(settings)) as conn:
+        token = setup_link.issue(conn)
+    if token is None:
+        return None
+    # Listening on every address: the link that works on this machine.
+    host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(settings.bind_host, settings.bind_host)
+    return f"http://{host}:{settings.workbench_port}/setup?token={token}"
+
+
+def seed_demo_folder(settings: Settings, analytics_url: str) -> bool | None:
+    """The workbench's Demo folder, once, when the demo site exists: True when created now, False
+    when done before (even if people since deleted it), None without the demo site."""
+    with connection.connect(analytics_url) as conn:
+        if not demo_exists(conn):
+            return None
+    with connection.connect(metadata_database.metadata_url(settings)) as conn:
+        return seed_demo_content(conn)
