@@ -15,6 +15,7 @@ const QuestionPage = lazy(() => import("../features/browse/QuestionPage"));
 const DataPage = lazy(() => import("../features/data/DataPage"));
 const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
 const AuditPage = lazy(() => import("../features/history/AuditPage"));
+const SetupPage = lazy(() => import("../features/setup/SetupPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -38,6 +39,7 @@ export function App() {
         <Suspense fallback={<Loading />}>
           <Routes>
             <Route path="/sign-in" element={<SignInPage />} />
+            <Route path="/setup" element={<SetupPage />} />
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
               <Route index element={<BrowsePage />} />
               <Route path="browse/:folderId" element={<BrowsePage />} />
