@@ -51,7 +51,7 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     assert link.startswith(fresh_stack.workbench_url + "/setup?token=")
     console = fresh_stack.console()
     assert "DEBUG" not in console and "GET /healthz" not in console
-    assert "Then open the Demo dashboard" in console
+    assert "Then open the Demo folder" in console
 
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
     errors: list[str] = []
