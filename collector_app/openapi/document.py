@@ -43,6 +43,10 @@ _WITH_BODY_ERRORS = {
     "413": {"$ref": "#/components/responses/PayloadTooLarge"},
     "422": {"$ref": "#/components/responses/ValidationFailed"},
 }
+# gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
+URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
+                               "(an HTML page, not the JSON error).",
+                "content": {"text/html": {"schema": {"type": "string"}}}}
 _NOT_FOUND = {"404": {"$ref": "#/components/responses/NotFound"}}
 _CONFLICT = {"409": {"$ref": "#/components/responses/Conflict"}}
 
@@ -466,8 +470,7 @@ def _paths() -> dict[str, Any]:
                           tag="server keys", operation_id="listServerKeys"),
             "post": _admin("Create a server key", _ok("The key with its secret, shown only here.",
                                                       _ref("ServerKeyCreated"), "201"),
-                           tag="server keys", operation_id="createServerKey", body=_json(_ref("ServerKeyCreate")),
-                           body_required=False),
+                           tag="server keys", operation_id="createServerKey", body=_json(_ref("ServerKeyCreate"))),
         },
         "/api/v1/sites/{site_id}/server-keys/{key_id}": {
             "parameters": [SITE_ID, _path_param("key_id", "Id of the key.", _UUID)],
@@ -695,6 +698,7 @@ def build_document() -> dict[str, Any]:
                 "PayloadTooLarge": _error("Body over the limit (1 MiB; 10 MiB for CSV imports)."),
                 "ValidationFailed": _error("A field is invalid; details.field names it (details.lines for CSV)."),
                 "DatabaseUnavailable": _error("The database is not reachable; retry shortly."),
+                "UriTooLong": URI_TOO_LONG,
             },
         },
     }
