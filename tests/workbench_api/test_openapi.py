@@ -23,7 +23,7 @@ def test_openapi_document_is_valid_and_describes_every_route(app):
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/v1"):
             continue
-        path = rule.rule.replace("<path:name>", "{name}")
+        path = rule.rule.replace("<path:name>", "{name}").replace("<int:source_id>", "<source_id>")
         for part in ("user_id", "token_id", "group_id", "rule_id", "source_id", "folder_id", "question_id", "model_id",
                      "metric_id", "dashboard_id", "card_id"):
             path = path.replace(f"<{part}>", "{" + part + "}")

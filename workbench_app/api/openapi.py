@@ -11,17 +11,23 @@ _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _OBJECT = {"type": "object"}
 _TEXT = {"type": "string", "maxLength": 200}
 _ERROR = {"$ref": "#/components/schemas/Error"}
+# gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
+_URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
+                                "(an HTML page, not the JSON error)",
+                 "content": {"text/html": {"schema": {"type": "string"}}}}
 
 
 def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
-    return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
+    # Required even when every field is optional: a write without a JSON object is a 422.
+    # `optional`: the runs (question, card, metric) change nothing and accept no body at all.
+    return {"required": not optional, "content": {"application/json": {"schema": schema}}}
 
 
 def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = None, result: dict | None = None,
@@ -36,6 +42,7 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
                             ("403", "Not allowed"), ("404", "Not found"), ("409", "Conflict"),
                             ("503", "Database or source unavailable")):
         responses[status] = {"description": meaning, "content": {"application/json": {"schema": _ERROR}}}
+    responses["414"] = _URI_TOO_LONG
     operation: dict[str, Any] = {"summary": summary, "tags": [tag], "responses": responses,
                                  "operationId": summary.lower().replace(" ", "_").replace("'", "")}
     parameters = [{"name": name, "in": "path", "required": True, "schema": _ID} for name in params]
@@ -45,6 +52,8 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
         operation["parameters"] = parameters
     if body is not None:
         operation["requestBody"] = body
+        responses["422"] = {"description": "The body is missing or not a JSON object; nothing changed",
+                            "content": {"application/json": {"schema": _ERROR}}}
     if public:
         operation["security"] = []
     return operation
@@ -162,7 +171,8 @@ def _paths() -> dict[str, Any]:
         "/questions/{question_id}/run": {"post": op("Run a question", "questions", params=("question_id",),
                                                     result=_ref("Result"),
                                                     body=_body({"variables": _OBJECT,
-                                                                "row_limit": {"type": "integer", "minimum": 1}}))},
+                                                                "row_limit": {"type": "integer", "minimum": 1}},
+                                                               optional=True))},
         "/models": {"get": op("List models", "models"),
                     "post": op("Create a model", "models", ok=201, body=_body(
                         {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"},
@@ -182,7 +192,7 @@ def _paths() -> dict[str, Any]:
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
                                                   result=_ref("Result"), body=_body(
                                                       {"dimensions": {"type": "array", "items": {"type": "string"}},
-                                                       "row_limit": {"type": "integer", "minimum": 1}}))},
+                                                       "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/dashboards": {"get": op("List dashboards", "dashboards"),
                         "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
         "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
@@ -192,7 +202,7 @@ def _paths() -> dict[str, Any]:
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
             "Run a dashboard card", "dashboards", params=("dashboard_id", "card_id"), result=_ref("Result"),
-            body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}))},
+            body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/history": {"get": op("List query history", "records", query={
             **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
             "all": {"type": "boolean"}})},

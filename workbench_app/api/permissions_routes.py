@@ -84,7 +84,7 @@ def put_rule(group_id):
         "schema": check.text(body, "schema", required=True, allow_empty=False, max_length=128),
         "table": check.text(body, "table", required=True, allow_empty=False, max_length=128),
         "access": check.boolean(body, "access", default=True),
-        "row_filter": check.text(body, "row_filter", max_length=4000),
+        "row_filter": check.text(body, "row_filter", max_length=4000, nullable=True),
         "hidden_columns": check.string_list(body, "hidden_columns", max_length=128),
         "masked_columns": check.mapping(body, "masked_columns"),
     }

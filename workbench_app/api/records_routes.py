@@ -19,9 +19,7 @@ def _before():
 def history():
     who = identity()
     everyone = request.args.get("all") in ("1", "true") and who.is_admin
-    origin = request.args.get("origin")
-    if origin is not None and origin not in query_history.ORIGINS:
-        origin = "none"
+    origin = check.query_choice(request.args, "origin", query_history.ORIGINS)
     with services().transaction() as conn:
         runs = query_history.list_runs(conn, user_id=None if everyone else who.user_id, origin=origin,
                                        limit=query_int("limit", 100), before_id=_before())
@@ -31,7 +29,7 @@ def history():
 @blueprint.get("/audit")
 def audit():
     require_admin()
-    prefix = (request.args.get("action") or "")[:100] or None
+    prefix = check.query_text(request.args, "action") or None
     with services().transaction() as conn:
         entries = audit_log.list_entries(conn, action_prefix=prefix, limit=query_int("limit", 100),
                                          before_id=_before())
