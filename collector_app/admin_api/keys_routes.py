@@ -37,6 +37,7 @@ def get_key(site_id: str, key_id: str):
 @blueprint.patch("/sites/<site_id>/server-keys/<key_id>")
 def update_key(site_id: str, key_id: str):
     body = json_body()
+    reject_nulls(body)
     with transaction() as conn:
         return respond(server_keys.update_server_key(conn, site_id, key_id, body, actor=actor()))
 
