@@ -102,8 +102,11 @@ def integer(body: dict, name: str, *, required: bool = False, default: int | Non
     return value
 
 
-def string_list(body: dict, name: str, *, max_items: int = 500, max_length: int = 200) -> list[str]:
+def string_list(body: dict, name: str, *, max_items: int = 500, max_length: int = 200,
+                required: bool = False) -> list[str]:
     if not _present(body, name, nullable=False):
+        if required:
+            raise invalid(f"{name} is required.", field=name)
         return []
     value = body[name]
     if not isinstance(value, list) or len(value) > max_items or not all(
@@ -112,8 +115,10 @@ def string_list(body: dict, name: str, *, max_items: int = 500, max_length: int 
     return value
 
 
-def mapping(body: dict, name: str) -> dict[str, Any]:
+def mapping(body: dict, name: str, *, required: bool = False) -> dict[str, Any]:
     if not _present(body, name, nullable=False):
+        if required:
+            raise invalid(f"{name} is required.", field=name)
         return {}
     value = body[name]
     if not isinstance(value, dict):

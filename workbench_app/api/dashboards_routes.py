@@ -21,6 +21,8 @@ def _fields(body, creating):
                                                        nullable=True)
     for part in ("tabs", "cards", "filters"):
         if part in body:
+            if not isinstance(body[part], list):
+                raise check.invalid(f"{part} must be a list.", field=part)
             fields[part] = body[part]
     return fields
 

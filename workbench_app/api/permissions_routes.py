@@ -69,7 +69,7 @@ def group_permissions(group_id):
 def set_catalogs(group_id):
     actor = require_admin()
     body = json_body()
-    catalogs = check.string_list(body, "catalogs", max_length=63)
+    catalogs = check.string_list(body, "catalogs", max_length=63, required=True)
     with services().transaction() as conn:
         return jsonify(permission_rules.set_catalog_grants(conn, actor, check.path_id(group_id, "Group"), catalogs))
 

@@ -18,7 +18,7 @@ def _before():
 @blueprint.get("/history")
 def history():
     who = identity()
-    everyone = request.args.get("all") in ("1", "true") and who.is_admin
+    everyone = check.query_choice(request.args, "all", ("true", "false")) == "true" and who.is_admin
     origin = check.query_choice(request.args, "origin", query_history.ORIGINS)
     with services().transaction() as conn:
         runs = query_history.list_runs(conn, user_id=None if everyone else who.user_id, origin=origin,
