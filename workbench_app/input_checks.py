@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from pipelines.admin.validation import whole_number
 from workbench_app.errors import WorkbenchError, invalid, not_found
 
 MAX_ID = 2**63 - 1
@@ -30,15 +31,6 @@ def _present(body: dict, name: str, nullable: bool) -> bool:
             raise invalid(f"{name} may not be null.", field=name)
         return False
     return True
-
-
-def whole_number(value: Any) -> int | None:
-    """An int, or None. JSON Schema counts 110.0 as an integer, so a generated client may send it."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value if isinstance(value, int) else None
 
 
 def text(body: dict, name: str, *, required: bool = False, default: str | None = None, max_length: int = 200,
