@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any
 
 from pipelines.admin.validation import whole_number
 from workbench_app.errors import WorkbenchError, invalid, not_found
@@ -51,16 +51,24 @@ def text(body: dict, name: str, *, required: bool = False, default: str | None =
     return value
 
 
-def query_text(args: Mapping[str, str], name: str, *, max_length: int = 200) -> str | None:
+def single_query_value(args, name: str) -> str | None:
+    """A query parameter given at most once (a repeated one is refused, never half read), or None."""
+    values = args.getlist(name)
+    if len(values) > 1:
+        raise invalid(f"{name} may be given only once.", field=name)
+    return values[0] if values else None
+
+
+def query_text(args, name: str, *, max_length: int = 200) -> str | None:
     """A query parameter of at most `max_length` characters (its documented limit), or None."""
-    value = args.get(name)
+    value = single_query_value(args, name)
     if value is not None and (len(value) > max_length or "\x00" in value):
         raise invalid(f"{name} must be at most {max_length} characters.", field=name)
     return value
 
 
-def query_choice(args: Mapping[str, str], name: str, choices: tuple[str, ...] | frozenset[str]) -> str | None:
-    value = args.get(name)
+def query_choice(args, name: str, choices: tuple[str, ...] | frozenset[str]) -> str | None:
+    value = single_query_value(args, name)
     if value is not None and value not in choices:
         raise invalid(f"{name} must be one of {', '.join(sorted(choices))}.", field=name, allowed=sorted(choices))
     return value

@@ -55,8 +55,16 @@ def actor() -> str:
     return g.admin.actor
 
 
+def _single_arg(name: str) -> str | None:
+    """A query parameter given at most once: a repeated one is refused, never half read."""
+    values = request.args.getlist(name)
+    if len(values) > 1:
+        raise ApiError(400, "invalid_parameter", f"{name} may be given only once", {"parameter": name})
+    return values[0] if values else None
+
+
 def int_arg(name: str, *, default: int, minimum: int, maximum: int) -> int:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None or raw == "":
         return default
     try:
@@ -70,7 +78,7 @@ def int_arg(name: str, *, default: int, minimum: int, maximum: int) -> int:
 
 
 def text_arg(name: str, *, max_length: int = 200) -> str | None:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None or raw == "":
         return None
     if len(raw) > max_length or "\x00" in raw:
@@ -80,7 +88,7 @@ def text_arg(name: str, *, max_length: int = 200) -> str | None:
 
 
 def datetime_arg(name: str) -> dt.datetime | None:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None:
         return None
     try:
@@ -97,7 +105,7 @@ def datetime_arg(name: str) -> dt.datetime | None:
 
 
 def date_arg(name: str) -> dt.date | None:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None:
         return None
     try:

@@ -68,3 +68,7 @@ def test_the_document_lists_the_414_of_a_request_line_too_long(client):
         for method, operation in item.items():
             if method in ("get", "post", "put", "patch", "delete"):
                 assert "414" in operation["responses"], (method, path)
+
+
+def test_a_repeated_query_parameter_is_refused(client, auth):
+    assert_error(client.get("/api/v1/audit?limit=1&limit=2", headers=auth), 400, "invalid_parameter")

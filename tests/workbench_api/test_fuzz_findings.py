@@ -82,3 +82,8 @@ def test_the_document_lists_the_414_and_the_422_of_a_body(admin):
                 runs = path.endswith(("/run", "/query"))  # they change nothing: no body is {}
                 assert operation["requestBody"]["required"] is not runs, (method, path)
                 assert "422" in operation["responses"], (method, path)
+
+
+@pytest.mark.parametrize("query", ["/audit?limit=1&limit=2", "/audit?action=a&action=b", "/history?origin=api&origin=ui"])
+def test_a_repeated_query_parameter_is_refused(admin, query):
+    assert _error(admin.get(query), 400)["code"] == "invalid_input"

@@ -9,7 +9,7 @@ from flask import current_app, g, request
 from workbench_app.accounts import api_tokens
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
-from workbench_app.input_checks import body_object
+from workbench_app.input_checks import body_object, single_query_value
 from workbench_app.services import WorkbenchServices
 
 # Endpoints reachable without a token: the API description and the password sign-in.
@@ -70,7 +70,7 @@ def json_body(optional: bool = False) -> dict[str, Any]:
 
 
 def query_int(name: str, default: int, minimum: int = 1, maximum: int = 1000) -> int:
-    raw = request.args.get(name)
+    raw = single_query_value(request.args, name)
     if raw is None:
         return default
     try:

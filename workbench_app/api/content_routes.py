@@ -79,7 +79,7 @@ def _question_fields(body, creating: bool):
 
 @blueprint.get("/questions")
 def list_questions():
-    folder = request.args.get("folder_id")
+    folder = check.single_query_value(request.args, "folder_id")
     folder_id = check.path_id(folder, "Folder") if folder is not None else None
     with services().transaction() as conn:
         return jsonify({"questions": questions.list_questions(conn, identity(), folder_id,

@@ -11,7 +11,7 @@ blueprint = Blueprint("records", __name__)
 
 
 def _before():
-    raw = request.args.get("before")
+    raw = check.single_query_value(request.args, "before")
     return check.path_id(raw, "Entry") if raw is not None else None
 
 
