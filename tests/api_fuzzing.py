@@ -43,8 +43,8 @@ def fuzz_every_phase(app, document_path: str, *, headers: dict[str, str], except
                      exclude: tuple[tuple[str, str], ...] = (),
                      excepted_per_operation: dict[tuple[str, str], dict[str, str]] | None = None) -> FuzzReport:
     """Run every phase and every check but `excepted_checks` (name -> why) and, for the operations
-    `(method, path regex)` of `excepted_per_operation`, its checks (name -> why); returns what it found."""
-    operations = [{"include-method": method, "include-path-regex": path,
+    `(methods as "PUT|PATCH", path regex)` of `excepted_per_operation`, its checks (name -> why); returns what it found."""
+    operations = [{"include-method-regex": f"^({method})$", "include-path-regex": path,
                    "checks": {name: {"enabled": False} for name in checks}}
                   for (method, path), checks in (excepted_per_operation or {}).items()]
     config = SchemathesisConfig.from_dict({

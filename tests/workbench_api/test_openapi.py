@@ -96,6 +96,9 @@ EXCEPTED_PER_OPERATION = {
     ("POST", "/(run|query)$"): {_VALID_DATA: "runs the saved statement with these values: " + _SQL},
     ("POST|PUT", "^/dashboards"): {_VALID_DATA: "cards, tabs and filters refer to each other and to questions "
                                    "by id, which JSON Schema cannot state"},
+    ("PUT|PATCH", "^/(dashboards|questions|models)/"): {
+        "ensure_resource_availability": "a 404 there can name the folder_id of the body (a folder that does not "
+                                        "exist), not the record just created"},
     ("POST", "^/groups/[^/]+/rules$"): {_VALID_DATA: "the catalog, schema and table must exist; the row filter "
                                         "must parse"},
     ("POST|PATCH", "^/sources"): {_VALID_DATA: "options depend on the kind, and a file source's path must "
