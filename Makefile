@@ -7,13 +7,13 @@ PYTEST_ARGS ?=
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := 1
 
-.PHONY: run test install install-dev manifest translations frontend frontend-check api-types clean bench test-servers
+.PHONY: run test install install-dev manifest translations tracker frontend frontend-check api-types clean bench test-servers
 
-run: install manifest translations frontend
+run: install manifest translations tracker frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
-test: install-dev manifest translations frontend frontend-check test-servers
+test: install-dev manifest translations tracker frontend frontend-check test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(BIN)/python:
@@ -47,6 +47,20 @@ MO_FILES := $(patsubst %.po,%.mo,$(wildcard collector_app/translations/*/LC_MESS
 	$(BIN)/pybabel compile --statistics -i $< -o $@
 
 translations: $(MO_FILES)
+
+# The tracking script: terser (pinned in its package-lock.json) minifies and mangles a.js into
+# dist/a.min.js (git-ignored), which the collector serves with its endpoint path substituted.
+TRACKER := collector_app/tracker
+
+$(TRACKER)/node_modules/.stamp-ci: $(TRACKER)/package-lock.json | $(VENV)/.stamp-install
+	cd $(TRACKER) && $(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TRACKER)/dist/a.min.js: $(TRACKER)/a.js $(TRACKER)/terser.json $(TRACKER)/node_modules/.stamp-ci
+	cd $(TRACKER) && $(WITH_NODE) npm run --silent build
+	touch $@
+
+tracker: $(TRACKER)/dist/a.min.js
 
 # The workbench's web application: npm ci when the lockfile changes, a Vite build when a source
 # changes. Node is the system's when recent enough, else a wheel in the venv (analytics_cli/node_toolchain.py).
@@ -95,4 +109,5 @@ bench: install-dev test-servers
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(FAKESNOW_VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist $(COUCH_SERVER)/node_modules
+	rm -rf $(VENV) $(FAKESNOW_VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist \
+		$(COUCH_SERVER)/node_modules $(TRACKER)/node_modules $(TRACKER)/dist

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -92,7 +93,7 @@ class Client(threading.Thread):
         self.interval, self.offset, self.ok, self.events_each = interval, offset, ok, events_each
         self.latencies: list[float] = []
         self.events = 0
-        self.errors = 0
+        self.errors: Counter = Counter()  # by status code, or "connection" when no answer came
 
     def run(self):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -116,7 +117,7 @@ class Client(threading.Thread):
                 response = conn.getresponse()
                 data = response.read()
             except (OSError, http.client.HTTPException):
-                self.errors += 1
+                self.errors["connection"] += 1
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
                 continue
@@ -125,12 +126,12 @@ class Client(threading.Thread):
                 self.events += self.events_each if self.events_each is not None else json.loads(data)["accepted"]
                 self.latencies.append(done - scheduled)
             else:
-                self.errors += 1
+                self.errors[response.status] += 1
         conn.close()
 
 
 def run_clients(port, path, requests, seconds, clients, rate=None, ok=202, events_each=None):
-    """Returns (events/s, latencies in s, errors). `rate`: requests per second in total (paced)."""
+    """Returns (events/s, latencies in s, errors by status). `rate`: requests per second in total (paced)."""
     start = time.perf_counter() + 0.2
     until = start + seconds
     interval = None if rate is None else clients / rate
@@ -142,7 +143,12 @@ def run_clients(port, path, requests, seconds, clients, rate=None, ok=202, event
     for t in threads:
         t.join()
     events = sum(t.events for t in threads)
-    return events / seconds, [x for t in threads for x in t.latencies], sum(t.errors for t in threads)
+    return events / seconds, [x for t in threads for x in t.latencies], sum((t.errors for t in threads), Counter())
+
+
+def describe_errors(errors: Counter) -> str:
+    """`0`, or the count of each kind of failed request (`429: 12, connection: 1`)."""
+    return ", ".join(f"{kind}: {count:,}" for kind, count in sorted(errors.items(), key=str)) or "0"
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -230,13 +236,15 @@ def main() -> int:
             ("saturation: p50 latency", f"{p50 * 1000:.1f} ms", "", None),
             ("saturation: p99 latency", f"{p99 * 1000:.1f} ms", "", None),
             ("plain COPY of the same rows: rows/s", f"{floor:,.0f}", "(the floor)", None),
-            ("ingest rate / COPY rate", f"{rate / floor:.2f}", ">= 0.25", rate / floor >= 0.25),
+            ("ingest rate / COPY rate", f"{rate / floor:.2f}", ">= 0.7", rate / floor >= 0.7),
             (f"half load ({half_rate:,.0f} events/s): p50", f"{h50 * 1000:.1f} ms", "", None),
             (f"half load ({half_rate:,.0f} events/s): p99", f"{h99 * 1000:.1f} ms", "< 100 ms", h99 < 0.1),
-            ("errors (non-202)", f"{errors + half_errors}", "0", errors + half_errors == 0),
         ]
         for name, value, target, met in rows_out:
             print(f"{name:<44}{value:>14}  {target:<22}{'' if met is None else ('yes' if met else 'NO'):>4}")
+        for phase, failed in (("saturation", errors), ("half load", half_errors)):
+            print(f"{phase + ': non-202 answers by status':<44}{describe_errors(failed):>14}  {'0':<22}"
+                  f"{'yes' if not failed else 'NO':>4}")
         print(f"\nCPU time per event at saturation: collector {cpu_per_event['collector']:.0f} us, "
               f"PostgreSQL {cpu_per_event['postgres']:.0f} us, benchmark client {cpu_per_event['client']:.0f} us "
               f"(load average {load:.1f} on {os.cpu_count()} CPUs: other processes share them)")
@@ -272,7 +280,13 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Ite
             site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
             for domain in domains:
                 conn.execute("insert into collect.site_domains values (%s, %s)", (site_id, domain))
-            secret = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)["secret"]
+            key = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)
+            secret = key["secret"]
+            # The API's highest limit (1,000,000 events a calendar minute) is less than the warm-up,
+            # saturation and half-load phases send within one minute: the half-load phase then got
+            # 429s. The bench's key gets a limit no run can reach, set below the API on purpose.
+            conn.execute("update collect.server_keys set rate_limit_per_minute = 2147483647 where key_id = %s",
+                         (key["id"],))
         port = _free_port()
         env = {**os.environ, "ANALYTICS_DATABASE_URL": url, "ANALYTICS_HOME": str(root / "home"),
                "ANALYTICS_SECRET": "bench-secret"}

@@ -44,6 +44,12 @@ def error_response(status: int, code: str, message: str, details: Any = None, he
     return response
 
 
+def http_headers(exc: HTTPException) -> dict[str, str]:
+    """The headers a Werkzeug error carries besides its HTML content type: `Allow` of a 405,
+    `Retry-After`, ..."""
+    return {name: value for name, value in exc.get_headers() if name.lower() != "content-type"}
+
+
 def _code_for(exc: HTTPException) -> str:
     return {
         400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
@@ -59,7 +65,7 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def handle_http_exception(exc: HTTPException):
-        return error_response(exc.code or 500, _code_for(exc), exc.description or exc.name)
+        return error_response(exc.code or 500, _code_for(exc), exc.description or exc.name, headers=http_headers(exc))
 
     @app.errorhandler(Exception)
     def handle_unexpected(exc: Exception):

@@ -10,6 +10,8 @@ from typing import Any
 from flask import Response, g, request
 
 from collector_app.errors import ApiError
+from pipelines.admin.errors import InvalidInput
+from pipelines.admin.validation import require_object
 
 
 def to_json(value: Any) -> Any:
@@ -36,23 +38,33 @@ def no_content() -> Response:
     return Response(status=204)
 
 
-def json_body() -> Any:
-    """The request body as JSON (any content type is tried), or a 400 `invalid_json`."""
+def json_body() -> dict[str, Any]:
+    """The request body, a JSON object (any content type is tried): 400 `invalid_json` when it is
+    not JSON, 422 when it is missing or not an object (even where every field is optional)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
-        raise ApiError(400, "invalid_json", "The request needs a JSON body.")
+        raise InvalidInput("the request needs a JSON object as its body", {"field": "body"})
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, RecursionError):
         raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
+    return require_object(body)
 
 
 def actor() -> str:
     return g.admin.actor
 
 
+def _single_arg(name: str) -> str | None:
+    """A query parameter given at most once: a repeated one is refused, never half read."""
+    values = request.args.getlist(name)
+    if len(values) > 1:
+        raise ApiError(400, "invalid_parameter", f"{name} may be given only once", {"parameter": name})
+    return values[0] if values else None
+
+
 def int_arg(name: str, *, default: int, minimum: int, maximum: int) -> int:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None or raw == "":
         return default
     try:
@@ -66,7 +78,7 @@ def int_arg(name: str, *, default: int, minimum: int, maximum: int) -> int:
 
 
 def text_arg(name: str, *, max_length: int = 200) -> str | None:
-    raw = request.args.get(name)
+    raw = _single_arg(name)
     if raw is None or raw == "":
         return None
     if len(raw) > max_length or "\x00" in raw:
@@ -76,8 +88,8 @@ def text_arg(name: str, *, max_length: int = 200) -> str | None:
 
 
 def datetime_arg(name: str) -> dt.datetime | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
+    raw = _single_arg(name)
+    if raw is None:
         return None
     try:
         # A "+" of an offset left unencoded in a query string arrives as a space.
@@ -93,8 +105,8 @@ def datetime_arg(name: str) -> dt.datetime | None:
 
 
 def date_arg(name: str) -> dt.date | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
+    raw = _single_arg(name)
+    if raw is None:
         return None
     try:
         if len(raw) != 10:

@@ -1,22 +1,21 @@
 """/api/v1/sites/{id}/server-keys: create (secret shown once), list, revoke."""
 from __future__ import annotations
 
-from flask import Blueprint, request
+from flask import Blueprint
 
 from collector_app.admin_api.http import actor, json_body, respond
 from collector_app.database import transaction
 from pipelines.admin import server_keys
-from pipelines.admin.validation import reject_unknown, require_object
+from pipelines.admin.validation import reject_nulls, reject_unknown
 
 blueprint = Blueprint("server_keys", __name__)
 
 
 @blueprint.post("/sites/<site_id>/server-keys")
 def create_key(site_id: str):
-    # An empty body is allowed: every field is optional.
-    body = json_body() if request.get_data(cache=True).strip() else {}
-    body = require_object(body)
+    body = json_body()
     reject_unknown(body, ("name", "rate_limit_per_minute"))
+    reject_nulls(body)
     with transaction() as conn:
         key = server_keys.create_server_key(conn, site_id, actor=actor(), name=body.get("name"),
                                             rate_limit_per_minute=body.get("rate_limit_per_minute"))
@@ -38,6 +37,7 @@ def get_key(site_id: str, key_id: str):
 @blueprint.patch("/sites/<site_id>/server-keys/<key_id>")
 def update_key(site_id: str, key_id: str):
     body = json_body()
+    reject_nulls(body)
     with transaction() as conn:
         return respond(server_keys.update_server_key(conn, site_id, key_id, body, actor=actor()))
 

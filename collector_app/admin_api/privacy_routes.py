@@ -8,14 +8,14 @@ from collector_app.database import transaction
 from collector_app.errors import ApiError
 from pipelines.admin import privacy_requests
 from pipelines.admin.errors import InvalidInput
-from pipelines.admin.validation import reject_unknown, require_object
+from pipelines.admin.validation import reject_unknown
 
 blueprint = Blueprint("privacy_requests", __name__)
 
 
 @blueprint.post("/sites/<site_id>/privacy-requests")
 def create_request(site_id: str):
-    body = require_object(json_body())
+    body = json_body()
     reject_unknown(body, ("kind", "user_id", "visitor"))
     subjects = [kind for kind in privacy_requests.SUBJECT_KINDS if kind in body]
     if len(subjects) != 1:

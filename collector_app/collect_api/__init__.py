@@ -2,7 +2,7 @@
 the browser side (`GET /a.js`, `GET|POST /collect`). Thin HTTP over `pipelines.ingest`."""
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
 
 from collector_app.collect_api.beacon import BeaconEndpoint
 from collector_app.collect_api.browser import make_browser_blueprint
@@ -14,7 +14,12 @@ def register_collect_api(app: Flask) -> None:
     """Register the collection blueprints on the collector app (browser paths from the settings)."""
     app.register_blueprint(server_bp)
     app.register_blueprint(make_browser_blueprint(app.config["ANALYTICS_SETTINGS"]))
-    app.wsgi_app = BeaconEndpoint(app, app.wsgi_app)
+    beacon = BeaconEndpoint(app, app.wsgi_app)
+    app.wsgi_app = beacon
+    # The middleware answers the beacon before Flask routes anything; the route is declared in
+    # Flask's map too so that OPTIONS and the Allow header of a 405 list POST.
+    app.add_url_rule(app.config["ANALYTICS_SETTINGS"].collect_path, "collect_beacon",
+                     lambda: beacon.flask_response(request.environ), methods=["POST"])
 
 
 def start_ingestion(app: Flask) -> None:

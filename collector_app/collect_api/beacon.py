@@ -21,6 +21,8 @@ import logging
 from datetime import datetime
 from http import HTTPStatus
 
+from flask import Response
+
 from collector_app.collect_api.context import database_unavailable, ingestion, parse_json
 from collector_app.errors import ApiError, error_document, internal_error
 from pipelines.ingest.browser import UNKNOWN_SITE_ID, SiteConfig, client_ip, is_bot
@@ -75,6 +77,11 @@ class BeaconEndpoint:
         status, headers, body = self.answer(environ)
         start_response(_STATUS_LINES[status], headers)
         return [body]
+
+    def flask_response(self, environ):
+        """The same answer as a Flask response (for a request that reached Flask's router)."""
+        status, headers, body = self.answer(environ)
+        return Response(body, status=status, headers=headers)
 
     def answer(self, environ) -> tuple[int, list[tuple[str, str]], bytes]:
         service = ingestion(self.flask_app)

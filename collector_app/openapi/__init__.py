@@ -45,6 +45,10 @@ def _document() -> dict:
         loaded = importlib.import_module(f"{__name__}.{module.name}")
         if hasattr(loaded, "fragment"):
             _merge(document, loaded.fragment(), loaded.__name__)
+    for item in document["paths"].values():
+        for method, operation in item.items():
+            if method != "parameters":
+                operation["responses"].setdefault("414", {"$ref": "#/components/responses/UriTooLong"})
     return document
 
 

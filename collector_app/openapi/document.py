@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.admin.sites import ISO_4217
+from pipelines.admin.goals import MAX_VALUE as MAX_GOAL_VALUE
+from pipelines.admin.sites import ISO_4217, time_zones
 
 VERSION = "1.0.0"
 
@@ -43,6 +44,10 @@ _WITH_BODY_ERRORS = {
     "413": {"$ref": "#/components/responses/PayloadTooLarge"},
     "422": {"$ref": "#/components/responses/ValidationFailed"},
 }
+# gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
+URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
+                               "(an HTML page, not the JSON error).",
+                "content": {"text/html": {"schema": {"type": "string"}}}}
 _NOT_FOUND = {"404": {"$ref": "#/components/responses/NotFound"}}
 _CONFLICT = {"409": {"$ref": "#/components/responses/Conflict"}}
 
@@ -91,6 +96,10 @@ _IDENTIFIER = {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,62}$"}
 _LINE = "^[^\\x00-\\x1f\\x7f]*[^\\x00-\\x20\\x7f][^\\x00-\\x1f\\x7f]*$"
 
 
+# Text over several lines: anything PostgreSQL text can hold (no NUL).
+_TEXT = "^[^\\x00]*$"
+
+
 def _label(max_length: int = 200) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": _LINE}
 
@@ -107,7 +116,8 @@ def _schemas() -> dict[str, Any]:
         "tracking_mode": {"type": "string", "enum": ["cookieless", "cookie", "consent"]},
         "accept_user_id": {"type": "boolean", "description": "Whether server events may carry user_id."},
         "retention_months": {"type": "integer", "minimum": 1, "maximum": 120},
-        "timezone": {"type": "string", "description": "IANA time zone, such as Europe/Paris.", "maxLength": 64},
+        "timezone": {"type": "string", "description": "IANA time zone, such as Europe/Paris.",
+                     "enum": sorted(time_zones())},
         "currency": {"type": "string", "enum": sorted(ISO_4217), "description": "ISO 4217 code, such as EUR."},
     }
     event_property = {
@@ -124,7 +134,7 @@ def _schemas() -> dict[str, Any]:
         "description": "Conditions that must all hold; a null pattern matches anything. Patterns are "
                        "case-insensitive regular expressions accepted by both Python and PostgreSQL.",
         "properties": {
-            "channel": {"type": "string", "minLength": 1, "maxLength": 100},
+            "channel": _label(100),
             "source_pattern": {"type": ["string", "null"], "maxLength": 500},
             "medium_pattern": {"type": ["string", "null"], "maxLength": 500},
             "campaign_pattern": {"type": ["string", "null"], "maxLength": 500},
@@ -231,10 +241,11 @@ def _schemas() -> dict[str, Any]:
         "DeclaredEventInput": {
             "type": "object", "additionalProperties": False, "required": ["label"],
             "properties": {"name": _IDENTIFIER, "label": _label(),
-                           "description": {"type": "string", "maxLength": 2000},
+                           "description": {"type": "string", "maxLength": 2000, "pattern": _TEXT},
                            "properties": {"type": "array", "maxItems": 100, "items": event_property}},
-            "description": "name is required on creation; on replacement it is optional and must match the path.",
+            "description": "On replacement name is optional and must match the path.",
         },
+        "DeclaredEventCreate": {"allOf": [_ref("DeclaredEventInput"), {"required": ["name"]}]},
         "DeclaredEvent": {
             "type": "object", "required": ["name", "label", "description", "properties", "updated_at"],
             "properties": {"name": {"type": "string"}, "label": {"type": "string"},
@@ -248,9 +259,12 @@ def _schemas() -> dict[str, Any]:
             "type": "object", "additionalProperties": False, "required": ["selector", "label"],
             "properties": {"name": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,62}$"},
                            "selector": {"type": "string", "minLength": 1, "maxLength": 500,
-                                        "description": "CSS selector of the zone's elements."},
+                                        "pattern": "^[^\\x00-\\x1f\\x7f{};]*[^\\x00-\\x20\\x7f{};][^\\x00-\\x1f\\x7f{};]*$",
+                                        "description": "CSS selector of the zone's elements (no braces or ;)."},
                            "label": _label()},
+            "description": "On replacement name is optional and must match the path.",
         },
+        "ZoneCreate": {"allOf": [_ref("ZoneInput"), {"required": ["name"]}]},
         "Zone": {"type": "object", "required": ["name", "selector", "label"],
                  "properties": {"name": {"type": "string"}, "selector": {"type": "string"},
                                 "label": {"type": "string"}}},
@@ -263,12 +277,19 @@ def _schemas() -> dict[str, Any]:
             "properties": {
                 "name": _label(),
                 "kind": {"type": "string", "enum": ["pageview", "event"], "description": "Optional; inferred."},
-                "path_pattern": {"type": "string", "maxLength": 500, "pattern": "^/"},
+                "path_pattern": {"type": "string", "maxLength": 500, "pattern": "^/[^\\s\\x00]*$"},
                 "event_name": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
-                "property_name": {"type": "string", "maxLength": 100},
-                "property_value": {"type": "string", "maxLength": 500},
-                "value": {"type": "number", "minimum": 0, "description": "Worth of one conversion."},
+                "property_name": {"type": "string", "maxLength": 100, "pattern": "^[^\\x00-\\x1f\\x7f]*$"},
+                "property_value": {"type": "string", "maxLength": 500, "pattern": "^[^\\x00-\\x1f\\x7f]*$"},
+                "value": {"type": "number", "minimum": 0, "maximum": int(MAX_GOAL_VALUE),
+                          "description": "Worth of one conversion."},
             },
+            "oneOf": [{"required": ["path_pattern"], "properties": {"kind": {"const": "pageview"}},
+                       "not": {"anyOf": [{"required": ["event_name"]}, {"required": ["property_name"]},
+                                         {"required": ["property_value"]}]}},
+                      {"required": ["event_name"], "properties": {"kind": {"const": "event"}},
+                       "not": {"required": ["path_pattern"]}}],
+            "dependentRequired": {"property_name": ["property_value"], "property_value": ["property_name"]},
         },
         "Goal": {
             "type": "object", "required": ["id", "name", "kind"],
@@ -317,9 +338,10 @@ def _schemas() -> dict[str, Any]:
         "PrivacyRequestInput": {
             "type": "object", "additionalProperties": False, "required": ["kind"],
             "description": "Exactly one of user_id or visitor.",
+            "oneOf": [{"required": ["user_id"]}, {"required": ["visitor"]}],
             "properties": {"kind": {"type": "string", "enum": ["export", "erasure"]},
-                           "user_id": {"type": "string", "minLength": 1, "maxLength": 500},
-                           "visitor": {"type": "string", "minLength": 1, "maxLength": 500}},
+                           "user_id": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": _TEXT},
+                           "visitor": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": _TEXT}},
         },
         "PrivacyRequest": {
             "type": "object",
@@ -410,6 +432,9 @@ def _schemas() -> dict[str, Any]:
     }
 
 
+_FILTER = {"type": "string", "maxLength": 63, "pattern": "^[^\\x00]*$"}
+
+
 def _crud_item(*, tag: str, noun: str, op: str, id_param: dict, schema: str, input_schema: str) -> dict[str, Any]:
     return {
         "parameters": [SITE_ID, id_param],
@@ -466,8 +491,7 @@ def _paths() -> dict[str, Any]:
                           tag="server keys", operation_id="listServerKeys"),
             "post": _admin("Create a server key", _ok("The key with its secret, shown only here.",
                                                       _ref("ServerKeyCreated"), "201"),
-                           tag="server keys", operation_id="createServerKey", body=_json(_ref("ServerKeyCreate")),
-                           body_required=False),
+                           tag="server keys", operation_id="createServerKey", body=_json(_ref("ServerKeyCreate"))),
         },
         "/api/v1/sites/{site_id}/server-keys/{key_id}": {
             "parameters": [SITE_ID, _path_param("key_id", "Id of the key.", _UUID)],
@@ -482,13 +506,13 @@ def _paths() -> dict[str, Any]:
         },
         "/api/v1/sites/{site_id}/events": _crud_collection(
             tag="declared events", noun="declared event", op="DeclaredEvent", list_schema="DeclaredEventList",
-            schema="DeclaredEvent", input_schema="DeclaredEventInput"),
+            schema="DeclaredEvent", input_schema="DeclaredEventCreate"),
         "/api/v1/sites/{site_id}/events/{name}": _crud_item(
             tag="declared events", noun="declared event", op="DeclaredEvent",
             id_param=_path_param("name", "Name of the event."), schema="DeclaredEvent",
             input_schema="DeclaredEventInput"),
         "/api/v1/sites/{site_id}/zones": _crud_collection(
-            tag="zones", noun="zone", op="Zone", list_schema="ZoneList", schema="Zone", input_schema="ZoneInput"),
+            tag="zones", noun="zone", op="Zone", list_schema="ZoneList", schema="Zone", input_schema="ZoneCreate"),
         "/api/v1/sites/{site_id}/zones/{name}": _crud_item(
             tag="zones", noun="zone", op="Zone", id_param=_path_param("name", "Name of the zone."),
             schema="Zone", input_schema="ZoneInput"),
@@ -510,15 +534,15 @@ def _paths() -> dict[str, Any]:
             "parameters": [SITE_ID],
             "get": _admin("List classifications", _ok("A page of classifications.", _ref("ClassificationPage")),
                           tag="classifications", operation_id="listClassifications",
-                          parameters=[_query("dimension", "Only this dimension.", {"type": "string"}),
-                                      _query("attribute", "Only this attribute.", {"type": "string"}),
+                          parameters=[_query("dimension", "Only this dimension.", _FILTER),
+                                      _query("attribute", "Only this attribute.", _FILTER),
                                       _query("limit", "Page size.", {"type": "integer", "minimum": 1, "maximum": 1000}),
                                       _query("offset", "Rows to skip.", {"type": "integer", "minimum": 0, "maximum": 10000000})]),
             "delete": _admin("Delete classifications", _ok("How many were deleted.", {
                 "type": "object", "required": ["deleted"], "properties": {"deleted": {"type": "integer"}}}),
                 tag="classifications", operation_id="deleteClassifications",
-                parameters=[_query("dimension", "Only this dimension.", {"type": "string"}),
-                            _query("attribute", "Only this attribute.", {"type": "string"})]),
+                parameters=[_query("dimension", "Only this dimension.", _FILTER),
+                            _query("attribute", "Only this attribute.", _FILTER)]),
         },
         "/api/v1/sites/{site_id}/classifications/import": {
             "parameters": [SITE_ID],
@@ -695,6 +719,7 @@ def build_document() -> dict[str, Any]:
                 "PayloadTooLarge": _error("Body over the limit (1 MiB; 10 MiB for CSV imports)."),
                 "ValidationFailed": _error("A field is invalid; details.field names it (details.lines for CSV)."),
                 "DatabaseUnavailable": _error("The database is not reachable; retry shortly."),
+                "UriTooLong": URI_TOO_LONG,
             },
         },
     }

@@ -70,13 +70,15 @@ def validated_rules(conn: psycopg.Connection, body: Any) -> list[dict[str, Any]]
         validation.reject_unknown(raw, RULE_FIELDS, where)
         rule = {"channel": validation.text(raw, "channel", required=True, min_length=1, max_length=100, where=where)}
         for field in PATTERN_FIELDS:
-            pattern = validation.text(raw, field, max_length=MAX_PATTERN_LENGTH, where=where, strip=False)
+            pattern = validation.text(raw, field, max_length=MAX_PATTERN_LENGTH, where=where, strip=False,
+                                      nullable=True)
             if pattern == "":
                 pattern = None
             if pattern is not None:
                 _check_pattern(conn, pattern, where + field)
             rule[field] = pattern
-        rule["source_category"] = validation.choice(raw, "source_category", SOURCE_CATEGORIES, where=where)
+        rule["source_category"] = validation.choice(raw, "source_category", SOURCE_CATEGORIES, where=where,
+                                                     nullable=True)
         rules.append(rule)
     return rules
 

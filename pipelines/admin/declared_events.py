@@ -29,8 +29,6 @@ def _validated(body: Any, *, name_required: bool) -> dict[str, Any]:
         "description": validation.text(body, "description", default="", max_length=2000, single_line=False),
     }
     raw = body.get("properties", [])
-    if raw is None:
-        raw = []
     if not isinstance(raw, list) or len(raw) > MAX_PROPERTIES:
         raise InvalidInput(f"properties must be a list of at most {MAX_PROPERTIES} properties",
                            {"field": "properties"})

@@ -35,6 +35,7 @@ def _validated(body: Any) -> dict[str, Any]:
     body = validation.require_object(body)
     validation.reject_unknown(body, ("name", "kind", "path_pattern", "event_name", "property_name",
                                      "property_value", "value"))
+    validation.reject_nulls(body)
     goal = {
         "name": validation.text(body, "name", required=True, min_length=1, max_length=200),
         "path_pattern": validation.text(body, "path_pattern", max_length=500),

@@ -99,7 +99,8 @@ def _validated_name(name: Any) -> str:
 def _validated_rate_limit(value: Any) -> int:
     if value is None:
         return DEFAULT_RATE_LIMIT_PER_MINUTE
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_RATE_LIMIT_PER_MINUTE:
+    value = validation.whole_number(value)
+    if value is None or not 1 <= value <= MAX_RATE_LIMIT_PER_MINUTE:
         raise InvalidInput(f"rate_limit_per_minute must be a whole number from 1 to {MAX_RATE_LIMIT_PER_MINUTE}",
                            {"field": "rate_limit_per_minute"})
     return value

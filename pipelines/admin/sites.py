@@ -40,7 +40,7 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
 
 @lru_cache(maxsize=1)
-def _time_zones() -> frozenset[str]:
+def time_zones() -> frozenset[str]:
     # UTC is always valid, even on a machine without a time zone database.
     return frozenset(zoneinfo.available_timezones()) | {"UTC"}
 
@@ -82,7 +82,7 @@ def _domains(body: dict[str, Any]) -> list[str] | None:
 
 def _timezone(body: dict[str, Any], default: str | None) -> str | None:
     value = validation.text(body, "timezone", default=default, min_length=1, max_length=64)
-    if value is not None and value not in _time_zones():
+    if value is not None and value not in time_zones():
         raise InvalidInput(f"timezone {value!r} is not an IANA time zone such as Europe/Paris or UTC",
                            {"field": "timezone"})
     return value

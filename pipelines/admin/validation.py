@@ -30,12 +30,30 @@ def reject_unknown(body: dict[str, Any], allowed: Iterable[str], where: str = ""
                            {"field": where + unknown[0], "unknown": unknown})
 
 
+def reject_nulls(body: dict[str, Any], where: str = "") -> None:
+    """For bodies whose fields are read without the helpers below: none of them may be null."""
+    for field, value in body.items():
+        if value is None:
+            raise InvalidInput(f"{field} may not be null", {"field": where + field})
+
+
+def _present(body: dict[str, Any], field: str, where: str, nullable: bool) -> bool:
+    """Whether the field holds a value. Null is refused unless the schema documents the field as
+    nullable (then it counts as absent): a client must never see null silently become a default."""
+    if field not in body:
+        return False
+    if body[field] is None:
+        if not nullable:
+            raise InvalidInput(f"{field} may not be null", {"field": where + field})
+        return False
+    return True
+
+
 def text(body: dict[str, Any], field: str, *, required: bool = False, default: str | None = None,
          min_length: int = 0, max_length: int = 200, where: str = "", strip: bool = True,
-         single_line: bool = True) -> str | None:
-    """A string field (stripped), or `default` when absent and not required. Null counts as absent
-    only for optional fields."""
-    if field not in body or (body[field] is None and not required):
+         single_line: bool = True, nullable: bool = False) -> str | None:
+    """A string field (stripped), or `default` when absent and not required."""
+    if not _present(body, field, where, nullable):
         if required:
             raise InvalidInput(f"{field} is required", {"field": where + field})
         return default
@@ -65,7 +83,7 @@ def identifier(body: dict[str, Any], field: str, *, required: bool = True, where
 
 
 def boolean(body: dict[str, Any], field: str, *, default: bool | None = None, where: str = "") -> bool | None:
-    if field not in body:
+    if not _present(body, field, where, nullable=False):
         return default
     value = body[field]
     if not isinstance(value, bool):
@@ -73,20 +91,29 @@ def boolean(body: dict[str, Any], field: str, *, default: bool | None = None, wh
     return value
 
 
+def whole_number(value: Any) -> int | None:
+    """An int, or None. JSON Schema counts 110.0 as an integer, so a generated client may send it."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
 def integer(body: dict[str, Any], field: str, *, minimum: int, maximum: int, default: int | None = None,
-            where: str = "") -> int | None:
-    if field not in body or body[field] is None:
+            where: str = "", nullable: bool = False) -> int | None:
+    if not _present(body, field, where, nullable):
         return default
-    value = body[field]
-    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+    value = whole_number(body[field])
+    if value is None or not minimum <= value <= maximum:
         raise InvalidInput(f"{field} must be a whole number from {minimum} to {maximum}", {"field": where + field})
     return value
 
 
 def choice(body: dict[str, Any], field: str, choices: Iterable[str], *, default: str | None = None,
-           required: bool = False, where: str = "") -> str | None:
+           required: bool = False, where: str = "", nullable: bool = False) -> str | None:
     choices = tuple(choices)
-    if field not in body or (body[field] is None and not required):
+    if not _present(body, field, where, nullable):
         if required:
             raise InvalidInput(f"{field} is required", {"field": where + field})
         return default

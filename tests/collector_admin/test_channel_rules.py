@@ -74,8 +74,9 @@ def test_replace_bumps_version_and_audits(client, auth, site, db):
     positions = [row[0] for row in db.execute("select position from collect.channel_rules where site_id = %s "
                                               "order by position", (site["id"],))]
     assert positions == [1, 2, 3, 4]
-    # A bare list is accepted too; the version moves on every edit.
-    assert client.put(path, headers=auth, json=RULES[:1]).get_json()["version"] == 3
+    # A bare list is not the documented {rules: [...]}: refused, and nothing changes; the version moves on every edit.
+    assert client.put(path, headers=auth, json=RULES[:1]).status_code == 422
+    assert client.put(path, headers=auth, json={"rules": RULES[:1]}).get_json()["version"] == 3
     reset = client.post(f"{path}/reset", headers=auth)
     assert reset.status_code == 200 and reset.get_json()["version"] == 4
     assert reset.get_json()["rules"][0]["channel"] == "Direct"

@@ -49,12 +49,12 @@ def test_key_lifecycle(client, auth, site, db):
     assert secret not in audit_text and secret[-10:] not in audit_text
 
 
-def test_key_defaults_and_empty_body(client, auth, site):
+def test_key_defaults_and_empty_object(client, auth, site):
     base = f"/api/v1/sites/{site['id']}/server-keys"
-    key = client.post(base, headers=auth).get_json()
+    key = client.post(base, headers=auth, json={}).get_json()
     assert key["rate_limit_per_minute"] == 6000 and key["name"] == ""
-    assert client.post(base, headers=auth, json={}).status_code == 201
-    assert len(client.get(base, headers=auth).get_json()["server_keys"]) == 2
+    assert client.post(base, headers=auth).status_code == 422  # a body is required, even if every field is optional
+    assert len(client.get(base, headers=auth).get_json()["server_keys"]) == 1
 
 
 def test_invalid_key_requests(client, auth, site, make_site, db):

@@ -95,7 +95,7 @@ def test_invalid_sites_are_refused_and_nothing_written(client, auth, db):
 def test_malformed_bodies_are_400(client, auth):
     assert_error(client.post("/api/v1/sites", headers=auth, data="{not json", content_type="application/json"),
                  400, "invalid_json")
-    assert_error(client.post("/api/v1/sites", headers=auth), 400, "invalid_json")
+    assert_error(client.post("/api/v1/sites", headers=auth), 422, "validation_failed")
     assert_error(client.post("/api/v1/sites", headers=auth, json=[1, 2]), 422, "validation_failed")
     too_big = {"name": "x" * (2 * 1024 * 1024)}
     assert_error(client.post("/api/v1/sites", headers=auth, json=too_big), 413)

@@ -13,7 +13,7 @@ def test_question_crud_and_run_with_an_empty_body_under_the_token_owners_rights(
     assert result["rows"] == [["EU", 80.5], ["US", 70.0]]
     assert ok(admin.post(f"/questions/{question['question_id']}/run", {}))["rows"] == result["rows"]
     assert admin.call("POST", f"/questions/{question['question_id']}/run", None, data="[]",
-                      content_type="application/json").status_code == 400
+                      content_type="application/json").status_code == 422
     # The analyst cannot see the administrator's personal folder.
     analyst_api = Api(admin.client, analyst[1])
     assert analyst_api.post(f"/questions/{question['question_id']}/run").status_code == 404

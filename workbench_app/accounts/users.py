@@ -119,7 +119,8 @@ def set_attributes(conn: psycopg.Connection, actor: Identity, user_id: int, valu
         if not (isinstance(value, scalar) or (isinstance(value, list) and value
                                                and all(isinstance(v, scalar) for v in value))):
             raise invalid("An attribute is a string, number, boolean or non-empty list of them.", field=name)
-        if isinstance(value, str) and (len(value) > 1000 or "\x00" in value):
+        items = value if isinstance(value, list) else [value]
+        if any(isinstance(item, str) and (len(item) > 1000 or "\x00" in item) for item in items):
             raise invalid("An attribute value is at most 1000 characters.", field=name)
     conn.execute("delete from user_attributes where user_id = %s", (user_id,))
     for name, value in values.items():

@@ -85,7 +85,7 @@ def update_user(user_id):
 def set_attributes(user_id):
     actor = require_admin()
     body = json_body()
-    values = check.mapping(body, "attributes")
+    values = check.mapping(body, "attributes", required=True)
     with services().transaction() as conn:
         return jsonify({"attributes": users.set_attributes(conn, actor, check.path_id(user_id, "User"), values)})
 

@@ -17,6 +17,7 @@ from pipelines.web_auth.sessions import csrf_matches
 from workbench_app.accounts import api_tokens, users, web_sessions
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
+from workbench_app.input_checks import body_object, single_query_value
 from workbench_app.services import WorkbenchServices
 
 # Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup.
@@ -86,24 +87,23 @@ def require_admin() -> Identity:
     return g.identity
 
 
-def json_body() -> dict[str, Any]:
-    """The request's JSON object; an empty body is `{}`."""
+def json_body(optional: bool = False) -> dict[str, Any]:
+    """The request's JSON object (a missing or other body is a 422: `input_checks.body_object`).
+    `optional`: no body at all is `{}`, for the runs, which change nothing."""
     raw = request.get_data(cache=True)
     if len(raw) > MAX_BODY_BYTES:
         raise WorkbenchError(413, "payload_too_large", "The request body is too large.")
     if not raw.strip():
-        return {}
+        return {} if optional else body_object(None)
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise invalid("The request body is not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise invalid("The request body must be a JSON object.")
-    return body
+    return body_object(body)
 
 
 def query_int(name: str, default: int, minimum: int = 1, maximum: int = 1000) -> int:
-    raw = request.args.get(name)
+    raw = single_query_value(request.args, name)
     if raw is None:
         return default
     try:

@@ -55,7 +55,7 @@ def delete_folder(folder_id):
 def share_folder(folder_id, group_id):
     """Give a group view or edit access to a shared folder (`{"level": null}` removes it)."""
     body = json_body()
-    level = check.one_of(body, "level", folders.LEVELS)
+    level = check.one_of(body, "level", folders.LEVELS, nullable=True)
     with services().transaction() as conn:
         return jsonify(folders.share_folder(conn, identity(), check.path_id(folder_id, "Folder"),
                                             check.path_id(group_id, "Group"), level))
@@ -81,11 +81,11 @@ def _question_fields(body, creating: bool):
 
 @blueprint.get("/questions")
 def list_questions():
-    folder = request.args.get("folder_id")
+    folder = check.single_query_value(request.args, "folder_id")
     folder_id = check.path_id(folder, "Folder") if folder is not None else None
     with services().transaction() as conn:
         return jsonify({"questions": questions.list_questions(conn, identity(), folder_id,
-                                                              (request.args.get("search") or "")[:200] or None)})
+                                                              check.query_text(request.args, "search") or None)})
 
 
 @blueprint.post("/questions")
@@ -118,7 +118,7 @@ def delete_question(question_id):
 @blueprint.post("/questions/<question_id>/run")
 def run_question(question_id):
     """Run a saved question under the token owner's rights; body `{}` or `{"variables": {...}}`."""
-    body = json_body()
+    body = json_body(optional=True)
     variables = check.mapping(body, "variables")
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
@@ -227,7 +227,7 @@ def delete_metric(metric_id):
 
 @blueprint.post("/metrics/<metric_id>/query")
 def query_metric(metric_id):
-    body = json_body()
+    body = json_body(optional=True)
     dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),

@@ -17,9 +17,12 @@ def _fields(body, creating):
         "folder_id": check.integer(body, "folder_id", minimum=1),
     }
     if "auto_refresh_seconds" in body:
-        fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400)
+        fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400,
+                                                       nullable=True)
     for part in ("tabs", "cards", "filters"):
         if part in body:
+            if not isinstance(body[part], list):
+                raise check.invalid(f"{part} must be a list.", field=part)
             fields[part] = body[part]
     return fields
 
@@ -61,7 +64,7 @@ def delete_dashboard(dashboard_id):
 @blueprint.post("/dashboards/<dashboard_id>/cards/<card_id>/run")
 def run_card(dashboard_id, card_id):
     """Run a card with filter values keyed by filter id or name: `{"filters": {"country": "FR"}}`."""
-    body = json_body()
+    body = json_body(optional=True)
     return jsonify(dashboards.run_card(services(), identity(), check.path_id(dashboard_id, "Dashboard"),
                                        check.path_id(card_id, "Card"), check.mapping(body, "filters"),
                                        origin=request_origin(), row_limit=check.integer(body, "row_limit", minimum=1,

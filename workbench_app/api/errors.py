@@ -53,8 +53,13 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def handle_http(error: HTTPException):
         status = error.code or 500
-        return error_response(WorkbenchError(status, _HTTP_CODES.get(status, "http_error"),
-                                             _HTTP_MESSAGES.get(status) or error.description or error.name))
+        response = error_response(WorkbenchError(status, _HTTP_CODES.get(status, "http_error"),
+                                                 _HTTP_MESSAGES.get(status) or error.description or error.name))
+        # Keep what the error carries besides its HTML content type: the Allow header of a 405.
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
     @app.errorhandler(Exception)
     def handle_unexpected(error: Exception):

@@ -9,19 +9,28 @@ blueprint = Blueprint("openapi", __name__)
 
 _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _OBJECT = {"type": "object", "additionalProperties": True}
-_TEXT = {"type": "string", "maxLength": 200}
+# Text PostgreSQL can store (no NUL); a name has a visible character too.
+_STRING = {"type": "string", "pattern": "^[^\\x00]*$"}
+_TEXT = {**_STRING, "maxLength": 200}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
 _ERROR = {"$ref": "#/components/schemas/Error"}
+# gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
+_URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
+                                "(an HTML page, not the JSON error)",
+                 "content": {"text/html": {"schema": _STRING}}}
 
 
 def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = list(required)
-    return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
+    # Required even when every field is optional: a write without a JSON object is a 422.
+    # `optional`: the runs (question, card, metric) change nothing and accept no body at all.
+    return {"required": not optional, "content": {"application/json": {"schema": schema}}}
 
 
 def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = None, result: dict | None = None,
@@ -36,6 +45,7 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
                             ("403", "Not allowed"), ("404", "Not found"), ("409", "Conflict"),
                             ("503", "Database or source unavailable")):
         responses[status] = {"description": meaning, "content": {"application/json": {"schema": _ERROR}}}
+    responses["414"] = _URI_TOO_LONG
     operation: dict[str, Any] = {"summary": summary, "tags": [tag], "responses": responses,
                                  "operationId": summary.lower().replace(" ", "_").replace("'", "")}
     parameters = [{"name": name, "in": "path", "required": True, "schema": _ID} for name in params]
@@ -45,25 +55,30 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
         operation["parameters"] = parameters
     if body is not None:
         operation["requestBody"] = body
+        responses["422"] = {"description": "The body is missing or not a JSON object; nothing changed",
+                            "content": {"application/json": {"schema": _ERROR}}}
     if public:
         operation["security"] = []
     return operation
 
 
-_SQL_BODY = _body({"sql": {"type": "string"}, "variables": _OBJECT,
+_SCALAR = {"type": ["string", "number", "boolean"], "maxLength": 1000, "pattern": "^[^\\x00]*$"}
+_ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+               "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}}
+_SQL_BODY = _body({"sql": _STRING, "variables": _OBJECT,
                    "variable_types": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
                    "row_limit": {"type": "integer", "minimum": 1}}, ("sql",))
-_QUESTION_BODY = {"name": _TEXT, "description": {"type": "string"}, "folder_id": _ID,
-                  "kind": {"enum": ["sql", "builder"]}, "sql": {"type": "string"},
+_QUESTION_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
+                  "kind": {"enum": ["sql", "builder"]}, "sql": _STRING,
                   "variables": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
                   "builder": _OBJECT, "visualization": _OBJECT}
-_DASHBOARD_BODY = {"name": _TEXT, "description": {"type": "string"}, "folder_id": _ID,
+_DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                    "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
                    "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
                    "filters": {"type": "array", "items": _OBJECT}}
 _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
                     "row_filter": {"type": ["string", "null"]},
-                    "hidden_columns": {"type": "array", "items": {"type": "string"}},
+                    "hidden_columns": {"type": "array", "items": _STRING},
                     "masked_columns": {"type": "object", "additionalProperties": _ref("ColumnMask")}},
                    ("catalog", "schema", "table"))
 _SOURCE_OPTIONS = {
@@ -71,7 +86,7 @@ _SOURCE_OPTIONS = {
     "description": "Connection options of the source's kind (unknown ones are refused).",
     "properties": {
         "host": _TEXT, "port": {"type": "integer", "minimum": 1, "maximum": 65535}, "database": _TEXT,
-        "user": _TEXT, "sslmode": _TEXT, "path": {"type": "string"}, "default_schema": _TEXT,
+        "user": _TEXT, "sslmode": _TEXT, "path": _STRING, "default_schema": _TEXT,
         "schemas": {"type": ["array", "null"], "minItems": 1, "maxItems": 100,
                     "items": {"type": "string", "minLength": 1, "maxLength": 63},
                     "description": "PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas "
@@ -92,9 +107,9 @@ _SOURCE_OPTIONS = {
         "protocol": {"enum": ["http", "https"]},
     },
 }
-_SOURCE_BODY = {"name": _TEXT, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files", "couchdb",
+_SOURCE_BODY = {"name": _NAME, "kind": {"enum": ["postgres", "mysql", "sqlite", "duckdb", "files", "couchdb",
                                                  "snowflake"]},
-                "options": _SOURCE_OPTIONS, "password": {"type": "string"}}
+                "options": _SOURCE_OPTIONS, "password": _STRING}
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 
 
@@ -112,7 +127,7 @@ def _paths() -> dict[str, Any]:
     return {
         "/openapi.json": {"get": op("Get the API description", "meta", public=True)},
         "/auth/token": {"post": op("Sign in for a token", "accounts", ok=201, public=True, result=_ref("NewToken"),
-                                   body=_body({"email": {"type": "string"}, "password": {"type": "string"},
+                                   body=_body({"email": _STRING, "password": _STRING,
                                                "name": _TEXT}, ("email", "password")))},
         "/session": {
             "post": op("Sign in to the web application", "accounts", ok=201, public=True, result=_ref("Session"),
@@ -134,21 +149,21 @@ def _paths() -> dict[str, Any]:
                     {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},
         "/users": {"get": op("List users", "accounts"),
                    "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=_body(
-                       {"email": {"type": "string"}, "password": {"type": "string"}, "display_name": _TEXT,
+                       {"email": _STRING, "password": _STRING, "display_name": _TEXT,
                         "is_admin": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}}, ("email",)))},
         "/users/{user_id}": {"get": op("Get a user", "accounts", params=("user_id",), result=_ref("User")),
                              "patch": op("Update a user", "accounts", params=("user_id",), body=_body(
                                  {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]},
                                   "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
-                                  "password": {"type": "string"}}))},
+                                  "password": _STRING}))},
         "/users/{user_id}/attributes": {"put": op("Set a user's attributes", "accounts", params=("user_id",),
-                                                  body=_body({"attributes": _OBJECT}, ("attributes",)))},
+                                                  body=_body({"attributes": _ATTRIBUTES}, ("attributes",)))},
         "/tokens": {"get": op("List my tokens", "tokens"),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions"),
                     "post": op("Create a group", "permissions", ok=201,
-                               body=_body({"name": _TEXT, "description": {"type": "string"}}, ("name",)))},
+                               body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
         "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
@@ -156,7 +171,8 @@ def _paths() -> dict[str, Any]:
             "delete": op("Remove a member", "permissions", params=("group_id", "user_id"))},
         "/groups/{group_id}/permissions": {"get": op("Get a group's permissions", "permissions", params=("group_id",))},
         "/groups/{group_id}/catalogs": {"put": op("Set a group's catalogs", "permissions", params=("group_id",),
-                                                  body=_body({"catalogs": {"type": "array", "items": {"type": "string"}}},
+                                                  body=_body({"catalogs": {"type": "array", "maxItems": 500, "items": {
+                                                      **_STRING, "minLength": 1, "maxLength": 63}}},
                                                              ("catalogs",)))},
         "/groups/{group_id}/rules": {"post": op("Set a table rule", "permissions", ok=201, params=("group_id",),
                                                 body=_RULE_BODY)},
@@ -167,26 +183,26 @@ def _paths() -> dict[str, Any]:
         "/sources/refresh": {"post": op("Refresh sources", "sources")},
         "/sources/{source_id}": {"get": op("Get a source", "sources", params=("source_id",)),
                                  "patch": op("Update a source", "sources", params=("source_id",), body=_body(
-                                     {"options": _SOURCE_OPTIONS, "password": {"type": "string"},
+                                     {"options": _SOURCE_OPTIONS, "password": _STRING,
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
         "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"), body=_body(
-            {"catalog": _TEXT, "sql": {"type": "string"}, "row_limit": {"type": "integer", "minimum": 1}},
+            {"catalog": _TEXT, "sql": _STRING, "row_limit": {"type": "integer", "minimum": 1}},
             ("catalog", "sql")))},
-        "/sql/format": {"post": op("Format SQL", "sql", body=_body({"sql": {"type": "string"}}, ("sql",)))},
+        "/sql/format": {"post": op("Format SQL", "sql", body=_body({"sql": _STRING}, ("sql",)))},
         "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", body=_body(
-            {"sql": {"type": "string"}, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
+            {"sql": _STRING, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
         "/datasources": {"get": op("List datasources", "schema")},
         "/schema": {"get": op("Browse the schema", "schema", query={"catalog": _TEXT, "search": _TEXT})},
         "/schema/tables/{name}": {"get": {**op("Describe a table", "schema"), "parameters": [
             {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
         "/folders": {"get": op("List folders", "folders"),
                      "post": op("Create a folder", "folders", ok=201,
-                                body=_body({"name": _TEXT, "parent_id": _ID}, ("name",)))},
+                                body=_body({"name": _NAME, "parent_id": _ID}, ("name",)))},
         "/folders/{folder_id}": {"get": op("Get a folder", "folders", params=("folder_id",)),
                                  "patch": op("Rename a folder", "folders", params=("folder_id",),
-                                             body=_body({"name": _TEXT}, ("name",))),
+                                             body=_body({"name": _NAME}, ("name",))),
                                  "delete": op("Delete a folder", "folders", ok=204, params=("folder_id",))},
         "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
                                                              params=("folder_id", "group_id"),
@@ -202,32 +218,28 @@ def _paths() -> dict[str, Any]:
         "/questions/{question_id}/run": {"post": op("Run a question", "questions", params=("question_id",),
                                                     result=_ref("Result"),
                                                     body=_body({"variables": _OBJECT,
-                                                                "row_limit": {"type": "integer", "minimum": 1}}))},
-        "/builder/run": {"post": op("Run a builder definition", "questions", result=_ref("Result"), body=_body(
-            {"builder": {**_OBJECT, "description": "A question builder definition (see the README)."},
-             "row_limit": {"type": "integer", "minimum": 1, "maximum": 1000000}}, ("builder",)))},
-        "/builder/sql": {"post": op("Compile a builder definition", "questions", result=_ref("CompiledBuilder"),
-                                    body=_body({"builder": _OBJECT}, ("builder",)))},
+                                                                "row_limit": {"type": "integer", "minimum": 1}},
+                                                               optional=True))},
         "/models": {"get": op("List models", "models"),
                     "post": op("Create a model", "models", ok=201, body=_body(
-                        {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"},
+                        {"name": _NAME, "sql": _STRING, "description": _STRING,
                          "folder_id": _ID}, ("name", "sql")))},
         "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",)),
                                "patch": op("Update a model", "models", params=("model_id",), body=_body(
-                                   {"name": _TEXT, "sql": {"type": "string"}, "description": {"type": "string"}})),
+                                   {"name": _NAME, "sql": _STRING, "description": _STRING})),
                                "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
         "/metrics": {"get": op("List metrics", "models"),
                      "post": op("Create a metric", "models", ok=201, body=_body(
-                         {"model_id": _ID, "name": _TEXT, "aggregation": {"enum": [
+                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": [
                              "count", "count_distinct", "sum", "avg", "min", "max"]}, "column": _TEXT,
-                          "dimensions": {"type": "array", "items": {"type": "string"}},
-                          "description": {"type": "string"}}, ("model_id", "name", "aggregation")))},
+                          "dimensions": {"type": "array", "items": _STRING},
+                          "description": _STRING}, ("model_id", "name", "aggregation")))},
         "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",)),
                                  "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
                                                   result=_ref("Result"), body=_body(
-                                                      {"dimensions": {"type": "array", "items": {"type": "string"}},
-                                                       "row_limit": {"type": "integer", "minimum": 1}}))},
+                                                      {"dimensions": {"type": "array", "items": _STRING},
+                                                       "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/dashboards": {"get": op("List dashboards", "dashboards"),
                         "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
         "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
@@ -237,7 +249,7 @@ def _paths() -> dict[str, Any]:
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
             "Run a dashboard card", "dashboards", params=("dashboard_id", "card_id"), result=_ref("Result"),
-            body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}))},
+            body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/history": {"get": op("List query history", "records", query={
             **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
             "all": {"type": "boolean"}})},
@@ -270,35 +282,25 @@ def document() -> dict[str, Any]:
             "schemas": {
                 "Error": {"type": "object", "required": ["error"], "properties": {"error": {
                     "type": "object", "required": ["code", "message", "details"],
-                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "details": {}}}}},
+                    "properties": {"code": _STRING, "message": _STRING, "details": {}}}}},
                 "Result": {"type": "object", "required": ["columns", "rows", "row_count", "truncated"], "properties": {
                     "columns": {"type": "array", "items": {"type": "object", "properties": {
-                        "name": {"type": "string"}, "type": {"type": "string"}}}},
+                        "name": _STRING, "type": _STRING}}},
                     "rows": {"type": "array", "items": {"type": "array"}},
                     "row_count": {"type": "integer"}, "truncated": {"type": "boolean"},
                     "elapsed_ms": {"type": "number"}}},
-                "User": {"type": "object", "required": ["user_id", "email", "is_admin"], "properties": {
-                    "user_id": {"type": "integer"}, "email": {"type": "string"}, "display_name": {"type": "string"},
-                    "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
-                    "locale": {"enum": ["en", "fr", "es"]}, "attributes": _OBJECT,
-                    "groups": {"type": "array", "items": {"type": "integer"}}}},
-                "Session": {"type": "object", "required": ["user", "csrf_token"],
-                            "properties": {"user": _ref("User"), "csrf_token": {"type": "string"}}},
-                "SetupState": {"type": "object", "required": ["state"], "properties": {"state": {"enum": ["open"]}}},
+                "User": {"type": "object", "properties": {"user_id": {"type": "integer"}, "email": _STRING,
+                                                          "is_admin": {"type": "boolean"}}},
                 "NewToken": {"type": "object", "required": ["token", "secret"],
-                             "properties": {"token": _OBJECT, "secret": {"type": "string"}}},
+                             "properties": {"token": _OBJECT, "secret": _STRING}},
                 "Question": {"type": "object", "properties": {"question_id": {"type": "integer"},
-                                                              "name": {"type": "string"},
+                                                              "name": _STRING,
                                                               "kind": {"enum": ["sql", "builder"]},
-                                                              "sql": {"type": "string"}}},
-                "CompiledBuilder": {"type": "object", "required": ["sql", "template", "variable_types", "variables"],
-                                    "properties": {"sql": {"type": "string", "description": "Values written as literals."},
-                                                   "template": {"type": "string"}, "variable_types": _OBJECT,
-                                                   "variables": _OBJECT}},
+                                                              "sql": _STRING}},
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
-                    "expression": {"type": "string"}}},
+                    "expression": _STRING}},
             },
         },
     }

@@ -69,7 +69,7 @@ def group_permissions(group_id):
 def set_catalogs(group_id):
     actor = require_admin()
     body = json_body()
-    catalogs = check.string_list(body, "catalogs", max_length=63)
+    catalogs = check.string_list(body, "catalogs", max_length=63, required=True)
     with services().transaction() as conn:
         return jsonify(permission_rules.set_catalog_grants(conn, actor, check.path_id(group_id, "Group"), catalogs))
 
@@ -84,7 +84,7 @@ def put_rule(group_id):
         "schema": check.text(body, "schema", required=True, allow_empty=False, max_length=128),
         "table": check.text(body, "table", required=True, allow_empty=False, max_length=128),
         "access": check.boolean(body, "access", default=True),
-        "row_filter": check.text(body, "row_filter", max_length=4000),
+        "row_filter": check.text(body, "row_filter", max_length=4000, nullable=True),
         "hidden_columns": check.string_list(body, "hidden_columns", max_length=128),
         "masked_columns": check.mapping(body, "masked_columns"),
     }

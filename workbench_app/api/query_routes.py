@@ -72,11 +72,11 @@ def datasources():
 
 @blueprint.get("/schema")
 def schema():
-    catalog = request.args.get("catalog")
-    search = request.args.get("search")
+    catalog = check.query_text(request.args, "catalog")
+    search = check.query_text(request.args, "search")
     session = open_session(services(), identity())
     if search:
-        return jsonify({"tables": schema_browser.search(session, search[:200])})
+        return jsonify({"tables": schema_browser.search(session, search)})
     return jsonify({"tables": schema_browser.tables(session, catalog)})
 
 

@@ -14,17 +14,15 @@ blueprint = Blueprint("records", __name__)
 
 
 def _before():
-    raw = request.args.get("before")
+    raw = check.single_query_value(request.args, "before")
     return check.path_id(raw, "Entry") if raw is not None else None
 
 
 @blueprint.get("/history")
 def history():
     who = identity()
-    everyone = request.args.get("all") in ("1", "true") and who.is_admin
-    origin = request.args.get("origin")
-    if origin is not None and origin not in query_history.ORIGINS:
-        origin = "none"
+    everyone = check.query_choice(request.args, "all", ("true", "false")) == "true" and who.is_admin
+    origin = check.query_choice(request.args, "origin", query_history.ORIGINS)
     with services().transaction() as conn:
         runs = query_history.list_runs(conn, user_id=None if everyone else who.user_id, origin=origin,
                                        limit=query_int("limit", 100), before_id=_before())
@@ -44,8 +42,8 @@ def _day(name: str) -> dt.date | None:
 @blueprint.get("/audit")
 def audit():
     require_admin()
-    prefix = (request.args.get("action") or "")[:100] or None
-    actor = (request.args.get("actor") or "")[:200] or None
+    prefix = check.query_text(request.args, "action") or None
+    actor = check.query_text(request.args, "actor") or None
     with services().transaction() as conn:
         entries = audit_log.list_entries(conn, action_prefix=prefix, actor=actor, since=_day("since"),
                                          until=_day("until"), limit=query_int("limit", 100), before_id=_before())

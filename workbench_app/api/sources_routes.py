@@ -10,6 +10,8 @@ from workbench_app.sources import registry
 
 
 blueprint = Blueprint("sources", __name__)
+# Ids are digits, so that GET /sources/refresh is the 405 of the POST-only route, not "Source not found".
+SOURCE = "/sources/<int:source_id>"
 
 
 def _with_status(conn, rows):
@@ -53,14 +55,14 @@ def create_source():
         return jsonify(_with_status(conn, [source])[0]), 201
 
 
-@blueprint.get("/sources/<source_id>")
+@blueprint.get(SOURCE)
 def get_source(source_id):
     require_admin()
     with services().transaction() as conn:
         return jsonify(_with_status(conn, [registry.get_source(conn, check.path_id(source_id, "Source"))])[0])
 
 
-@blueprint.patch("/sources/<source_id>")
+@blueprint.patch(SOURCE)
 def update_source(source_id):
     actor = require_admin()
     body = json_body()
@@ -73,7 +75,7 @@ def update_source(source_id):
         return jsonify(_with_status(conn, [source])[0])
 
 
-@blueprint.delete("/sources/<source_id>")
+@blueprint.delete(SOURCE)
 def delete_source(source_id):
     actor = require_admin()
     with services().transaction() as conn:
