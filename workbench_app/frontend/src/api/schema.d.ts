@@ -838,6 +838,17 @@ export interface components {
             /** @enum {unknown} */
             state: "open";
         };
+        CompiledBuilder: {
+            /** @description Values written as literals. */
+            sql: string;
+            template: string;
+            variable_types: {
+                [key: string]: unknown;
+            };
+            variables: {
+                [key: string]: unknown;
+            };
+        };
         NewToken: {
             token: {
                 [key: string]: unknown;
@@ -850,17 +861,6 @@ export interface components {
             /** @enum {unknown} */
             kind?: "sql" | "builder";
             sql?: string;
-        };
-        CompiledBuilder: {
-            /** @description Values written as literals. */
-            sql: string;
-            template: string;
-            variable_types: {
-                [key: string]: unknown;
-            };
-            variables: {
-                [key: string]: unknown;
-            };
         };
         ColumnMask: {
             /** @enum {unknown} */
@@ -941,6 +941,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -1025,6 +1034,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1097,6 +1124,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -1180,6 +1216,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1250,6 +1304,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -1335,6 +1398,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -1431,6 +1503,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1505,6 +1595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1523,7 +1622,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     display_name?: string;
@@ -1580,6 +1679,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1661,6 +1778,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -1748,6 +1874,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1824,6 +1968,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1844,7 +1997,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     display_name?: string;
@@ -1913,6 +2066,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1937,7 +2108,7 @@ export interface operations {
             content: {
                 "application/json": {
                     attributes: {
-                        [key: string]: unknown;
+                        [key: string]: (string | number | boolean) | (string | number | boolean)[];
                     };
                 };
             };
@@ -1992,6 +2163,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2075,6 +2264,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2093,7 +2291,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name?: string;
@@ -2148,6 +2346,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2233,6 +2449,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2307,6 +2532,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -2392,6 +2626,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2470,6 +2722,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2542,6 +2803,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -2623,6 +2893,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2700,6 +2979,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -2780,6 +3068,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -2857,6 +3154,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2956,6 +3271,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3029,6 +3362,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -3105,6 +3447,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -3221,6 +3572,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3295,6 +3664,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -3375,6 +3753,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3449,6 +3836,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3469,7 +3865,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @description Connection options of the source's kind (unknown ones are refused). */
@@ -3556,6 +3952,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3650,6 +4064,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3732,6 +4164,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3807,6 +4257,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3897,6 +4365,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -3971,6 +4457,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -4052,6 +4547,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4130,6 +4634,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4204,6 +4717,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -4289,6 +4811,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4367,6 +4907,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4439,6 +4988,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -4525,6 +5083,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4546,7 +5122,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
@@ -4604,6 +5180,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4688,6 +5282,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -4784,6 +5387,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4860,6 +5481,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4934,6 +5564,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -4954,7 +5593,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name?: string;
@@ -5025,6 +5664,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5117,6 +5774,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5194,6 +5869,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5283,6 +5976,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5357,6 +6068,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -5444,6 +6164,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5522,6 +6260,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5596,6 +6343,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5616,7 +6372,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name?: string;
@@ -5675,6 +6431,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5756,6 +6530,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -5846,6 +6629,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5924,6 +6725,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -5996,6 +6806,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -6081,6 +6900,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -6155,6 +6992,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -6251,6 +7097,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -6329,6 +7193,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -6349,7 +7222,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name?: string;
@@ -6418,6 +7291,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6497,6 +7388,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -6585,6 +7485,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -6664,6 +7582,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -6747,6 +7674,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
