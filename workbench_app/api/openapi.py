@@ -113,37 +113,48 @@ _SOURCE_BODY = {"name": _NAME, "kind": {"enum": ["postgres", "mysql", "sqlite", 
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 
 
-def _setup(operation: dict[str, Any]) -> dict[str, Any]:
-    """The first-run setup's own refusals: 403 for a wrong or expired link, 410 once it is done."""
-    for status, meaning in (("403", "setup_link_invalid: the link is wrong or has expired"),
-                            ("410", "setup_done: an administrator exists; the setup is over")):
+def _also(operation: dict[str, Any], *refusals: tuple[str, str]) -> dict[str, Any]:
+    """An operation with refusals of its own beside the common ones."""
+    for status, meaning in refusals:
         operation["responses"][status] = {"description": meaning,
                                           "content": {"application/json": {"schema": _ERROR}}}
     return operation
+
+
+def _setup(operation: dict[str, Any]) -> dict[str, Any]:
+    """The first-run setup's own refusals: 403 for a wrong or expired link, 410 once it is done."""
+    return _also(operation, ("403", "setup_link_invalid: the link is wrong or has expired"),
+                 ("410", "setup_done: an administrator exists; the setup is over"))
+
+
+_SLOWED_DOWN = ("429", "too_many_attempts: repeated failed sign-ins for this account or address; Retry-After "
+                       "says how many seconds to wait")
+_JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json")
 
 
 def _paths() -> dict[str, Any]:
     op = _operation
     return {
         "/openapi.json": {"get": op("Get the API description", "meta", public=True)},
-        "/auth/token": {"post": op("Sign in for a token", "accounts", ok=201, public=True, result=_ref("NewToken"),
-                                   body=_body({"email": _STRING, "password": _STRING,
-                                               "name": _TEXT}, ("email", "password")))},
+        "/auth/token": {"post": _also(op("Sign in for a token", "accounts", ok=201, public=True,
+                                         result=_ref("NewToken"),
+                                         body=_body({"email": _STRING, "password": _STRING, "name": _TEXT},
+                                                    ("email", "password"))), _SLOWED_DOWN)},
         "/session": {
-            "post": op("Sign in to the web application", "accounts", ok=201, public=True, result=_ref("Session"),
-                       body=_body({"email": {"type": "string"}, "password": {"type": "string"}},
-                                  ("email", "password"))),
+            "post": _also(op("Sign in to the web application", "accounts", ok=201, public=True,
+                             result=_ref("Session"), body=_body({"email": _STRING, "password": _STRING},
+                                                                ("email", "password"))), _SLOWED_DOWN, _JSON_ONLY),
             "get": op("Get the web session", "accounts", result=_ref("Session")),
             "delete": op("Sign out of the web application", "accounts", ok=204)},
         "/setup": {
             "get": _setup(op("Check the setup link", "accounts", public=True, result=_ref("SetupState"),
                              query={"token": {"type": "string"}})),
-            "post": _setup(op("Create the first administrator", "accounts", ok=201, public=True,
-                              result=_ref("Session"), body=_body(
-                                  {"token": {"type": "string"}, "email": {"type": "string"},
-                                   "password": {"type": "string", "minLength": 10}, "display_name": _TEXT,
-                                   "locale": {"enum": ["en", "fr", "es"]}},
-                                  ("token", "email", "password", "locale"))))},
+            "post": _also(_setup(op("Create the first administrator", "accounts", ok=201, public=True,
+                                    result=_ref("Session"), body=_body(
+                                        {"token": _STRING, "email": _STRING,
+                                         "password": {**_STRING, "minLength": 10}, "display_name": _TEXT,
+                                         "locale": {"enum": ["en", "fr", "es"]}},
+                                        ("token", "email", "password", "locale")))), _JSON_ONLY)},
         "/me": {"get": op("Get the caller", "accounts", result=_ref("User")),
                 "patch": op("Update my profile", "accounts", result=_ref("User"), body=_body(
                     {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},

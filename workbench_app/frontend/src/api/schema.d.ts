@@ -1052,6 +1052,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description too_many_attempts: repeated failed sign-ins for this account or address; Retry-After says how many seconds to wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database or source unavailable */
             503: {
                 headers: {
@@ -1225,8 +1234,26 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description unsupported_media_type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is missing or not a JSON object; nothing changed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too_many_attempts: repeated failed sign-ins for this account or address; Retry-After says how many seconds to wait */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1510,6 +1537,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description unsupported_media_type: the body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is missing or not a JSON object; nothing changed */
