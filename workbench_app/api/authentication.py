@@ -29,6 +29,11 @@ def services() -> WorkbenchServices:
     return current_app.extensions["workbench"]
 
 
+def origin() -> str:
+    """The history's origin of this request: `ui` for the web application's session, `api` for a token."""
+    return "ui" if getattr(g, "web_session", None) is not None else "api"
+
+
 def bearer_secret(header: str | None) -> str | None:
     if not header:
         return None

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from workbench_app import csv_export
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
+from workbench_app.query_runner import run_statement
 
 blueprint = Blueprint("content", __name__)
 
@@ -120,7 +122,22 @@ def run_question(question_id):
     variables = check.mapping(body, "variables")
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
-                                          origin="api", variables=variables, row_limit=row_limit))
+                                          origin=origin(), variables=variables, row_limit=row_limit))
+
+
+@blueprint.post("/questions/<question_id>/csv")
+def download_question(question_id):
+    """A saved question's result as a CSV file, under the caller's own permissions."""
+    body = json_body()
+    variables = check.mapping(body, "variables")
+    workbench = services()
+    bound = workbench.settings.workbench_export_row_limit
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
+    number = check.path_id(question_id, "Question")
+    sql, types, values = questions.question_statement(workbench, identity(), number, variables)
+    result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
+                           row_limit=row_limit, row_ceiling=bound, question_id=number)
+    return csv_export.response(result, f"question_{number}")
 
 
 # --- models and metrics ----------------------------------------------------------------------
@@ -207,4 +224,4 @@ def query_metric(metric_id):
     dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),
-                                               dimensions, origin="api", row_limit=row_limit))
+                                               dimensions, origin=origin(), row_limit=row_limit))

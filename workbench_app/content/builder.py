@@ -1,15 +1,42 @@
-"""The question builder's definition (pick a table, filter, summarize) compiled to SQL.
+"""The question builder's definition (pick a table, filter, summarize, join) compiled to SQL.
 
 Names are emitted as quoted identifiers and values as `{{variables}}` bound by the engine, so a
 builder definition can never inject SQL; the compiled statement then goes through the same
-permission rewrite as any other.
+permission rewrite as any other. Every refusal is a 400 `invalid_input` whose `details.field` names
+the part of the definition at fault (`builder.filters[2].value`).
 
 Definition::
 
     {"table": {"catalog": "warehouse", "schema": "analytics", "table": "events"},
-     "filters": [{"column": "country", "operator": "=", "value": "FR"}],
+     "join": {"table": {"catalog": "warehouse", "schema": "analytics", "table": "pages"},
+              "kind": "inner", "on": [{"left": "page_id", "right": "page_id"}]},
+     "filters": [{"column": "country", "operator": "=", "value": "FR"},
+                 {"column": "section", "from": "join", "operator": "in", "value": ["blog", "docs"]},
+                 {"column": "at", "operator": "relative", "value": {"last": 30, "unit": "day"}}],
      "aggregations": [{"function": "count"}, {"function": "sum", "column": "revenue"}],
-     "breakouts": ["page"], "order_by": [{"column": "page", "direction": "asc"}], "limit": 100}
+     "breakouts": ["page", {"column": "at", "bucket": "month"}, {"column": "section", "from": "join"}],
+     "order_by": [{"alias": "count", "direction": "desc"}, {"column": "page"}], "limit": 100}
+
+A column is named by `column`, in the picked table unless `"from": "join"` names the joined one
+(filters, breakouts, aggregations, order_by and the join's `right` side alike). With a join, the
+picked table is aliased `base` and the joined one `join`, and a joined column's output name is
+prefixed `join_`.
+
+Filter operators: `=`, `!=`, `<`, `<=`, `>`, `>=` (a value: text, number or `YYYY-MM-DD` date);
+`contains`, `starts with` (text); `in` (a non-empty list of text or numbers, bound as one `list`
+variable: `list_contains({{f0}}, col)`); `between` (a list of two values, both ends included);
+`is null`, `is not null`; `is empty`, `is not empty` (null or empty text); `relative` with
+`{"last": n, "unit": u}` (the n whole units before the current one: "last 30 days" ends at
+midnight today) or `{"current": u}` (the unit that contains now), u among hour, day, week, month,
+quarter, year. Relative dates are computed by the SQL engine from `current_timestamp` (UTC) when
+the statement runs, so a saved question stays relative; n is bound as a number variable.
+
+Breakouts: a column name (plain group by), or `{"column", "from"?, "bucket"?}` where a bucket
+(hour ... year) groups by `date_trunc(bucket, col)`, output name `<column>_<bucket>`.
+Aggregations: count (no column: rows), count_distinct, sum, avg, min, max; output name
+`count` or `<function>_<column>` (`<function>_join_<column>` for a joined column).
+order_by: `{"column", "from"?, "direction"?}` or `{"alias": <an output name>, "direction"?}`
+(an aggregation's or a bucket's). limit: 1 to 100,000.
 """
 from __future__ import annotations
 
@@ -21,101 +48,224 @@ from sqlglot import exp
 from workbench_app.engine import DIALECT
 from workbench_app.errors import invalid
 
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "is null", "is not null", "contains", "starts with")
+COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
+OPERATORS = COMPARISONS + ("is null", "is not null", "is empty", "is not empty", "contains", "starts with",
+                           "in", "between", "relative")
 FUNCTIONS = ("count", "count_distinct", "sum", "avg", "min", "max")
+UNITS = ("hour", "day", "week", "month", "quarter", "year")
+JOIN_KINDS = ("inner", "left")
 MAX_LIMIT = 100_000
+MAX_LIST = 1_000
+MAX_RELATIVE = 100_000
+BASE, JOINED = "base", "join"
 
 
-def _identifier(value: Any, what: str) -> exp.Identifier:
+def _identifier(value: Any, field: str) -> exp.Identifier:
     if not isinstance(value, str) or not value or len(value) > 128 or "\x00" in value:
-        raise invalid(f"{what} must be a non-empty name.", field=what)
+        raise invalid(f"{field} must be a non-empty name (at most 128 characters).", field=field)
     return exp.to_identifier(value, quoted=True)
 
 
-def _column(value: Any) -> exp.Column:
-    return exp.Column(this=_identifier(value, "column"))
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect=DIALECT)
 
 
-def _value_type(value: Any) -> str:
-    if isinstance(value, bool):
-        raise invalid("A filter value is text, a number or a date.")
+def _table(value: Any, field: str) -> exp.Table:
+    if not isinstance(value, dict):
+        raise invalid(f"{field} must be an object with catalog, schema and table.", field=field)
+    return exp.Table(this=_identifier(value.get("table"), f"{field}.table"),
+                     db=_identifier(value.get("schema"), f"{field}.schema"),
+                     catalog=_identifier(value.get("catalog"), f"{field}.catalog"))
+
+
+def _value_type(value: Any, field: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise invalid("A filter value is text, a number or a date.", field=field)
     if isinstance(value, (int, float)):
         return "number"
-    if isinstance(value, str):
-        try:
-            dt.date.fromisoformat(value)
-            return "date"
-        except ValueError:
-            return "text"
-    raise invalid("A filter value is text, a number or a date.")
+    try:
+        dt.date.fromisoformat(value)
+        return "date"
+    except ValueError:
+        return "text"
+
+
+class _Compiler:
+    """One definition's compilation: the SQL pieces and the variables they bind."""
+
+    def __init__(self, definition: dict[str, Any]):
+        self.definition = definition
+        self.types: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.joined = definition.get("join") is not None
+
+    def bind(self, name: str, kind: str, value: Any) -> str:
+        self.types[name], self.values[name] = kind, value
+        return "{{" + name + "}}"
+
+    def column(self, item: dict[str, Any], field: str, key: str = "column") -> tuple[str, str]:
+        """(SQL of the column, its output name) for `{"column", "from"?}`."""
+        name = _identifier(item.get(key), f"{field}.{key}")
+        side = item.get("from", BASE)
+        if side not in (BASE, JOINED):
+            raise invalid('from is "base" (the picked table) or "join" (the joined table).', field=f"{field}.from")
+        if side == JOINED and not self.joined:
+            raise invalid('from "join" needs a join in the definition.', field=f"{field}.from")
+        if not self.joined:
+            return name.sql(dialect=DIALECT), name.this
+        sql = exp.Column(this=name, table=exp.to_identifier(side, quoted=True)).sql(dialect=DIALECT)
+        return sql, name.this if side == BASE else f"join_{name.this}"
+
+    def source(self) -> str:
+        sql = _table(self.definition.get("table"), "builder.table").sql(dialect=DIALECT)
+        join = self.definition.get("join")
+        if join is None:
+            return sql
+        if not isinstance(join, dict):
+            raise invalid("builder.join must be an object with table, kind and on.", field="builder.join")
+        joined = _table(join.get("table"), "builder.join.table").sql(dialect=DIALECT)
+        kind = join.get("kind", "inner")
+        if kind not in JOIN_KINDS:
+            raise invalid("builder.join.kind is inner or left.", field="builder.join.kind")
+        pairs = join.get("on")
+        if not isinstance(pairs, list) or not 0 < len(pairs) <= 10:
+            raise invalid("builder.join.on must list 1 to 10 column pairs.", field="builder.join.on")
+        conditions = []
+        for index, pair in enumerate(pairs):
+            field = f"builder.join.on[{index}]"
+            if not isinstance(pair, dict):
+                raise invalid("Each join pair is {left, right}.", field=field)
+            left, _ = self.column({"column": pair.get("left")}, f"{field}.left")
+            right, _ = self.column({"column": pair.get("right"), "from": JOINED}, f"{field}.right")
+            conditions.append(f"{left} = {right}")
+        return (f"{sql} AS {_quoted(BASE)} {kind.upper()} JOIN {joined} AS {_quoted(JOINED)} "
+                f"ON {' AND '.join(conditions)}")
+
+    def condition(self, index: int, item: Any) -> str:
+        field = f"builder.filters[{index}]"
+        if not isinstance(item, dict) or item.get("operator") not in OPERATORS:
+            raise invalid(f"Each filter has a column and an operator among {', '.join(OPERATORS)}.", field=field)
+        column, _ = self.column(item, field)
+        operator, value, name = item["operator"], item.get("value"), f"f{index}"
+        if operator in ("is null", "is not null"):
+            return f"{column} {operator.upper()}"
+        if operator == "is empty":
+            return f"({column} IS NULL OR CAST({column} AS VARCHAR) = '')"
+        if operator == "is not empty":
+            return f"({column} IS NOT NULL AND CAST({column} AS VARCHAR) <> '')"
+        if operator == "in":
+            return self._one_of(column, name, value, f"{field}.value")
+        if operator == "between":
+            if not isinstance(value, list) or len(value) != 2:
+                raise invalid("between takes a list of two values.", field=f"{field}.value")
+            low = self.bind(f"{name}_from", _value_type(value[0], f"{field}.value"), value[0])
+            high = self.bind(f"{name}_to", _value_type(value[1], f"{field}.value"), value[1])
+            return f"{column} BETWEEN {low} AND {high}"
+        if operator == "relative":
+            return self._relative(column, name, value, f"{field}.value")
+        kind = _value_type(value, f"{field}.value")
+        if operator in ("contains", "starts with"):
+            if kind == "number":
+                raise invalid("contains and starts with take text.", field=f"{field}.value")
+            prefix = "'%' || " if operator == "contains" else ""
+            return f"CAST({column} AS VARCHAR) LIKE {prefix}{self.bind(name, 'text', value)} || '%'"
+        return f"{column} {operator} {self.bind(name, kind, value)}"
+
+    def _one_of(self, column: str, name: str, value: Any, field: str) -> str:
+        if not isinstance(value, list) or not 0 < len(value) <= MAX_LIST:
+            raise invalid(f"in takes a non-empty list (at most {MAX_LIST} values).", field=field)
+        kinds = {_value_type(item, field) for item in value}
+        if len(kinds) > 1 and "number" in kinds:
+            raise invalid("The values of in are all text or all numbers.", field=field)
+        # Dates compare as text against a date column's text form; numbers as numbers.
+        target = column if kinds == {"number"} else f"CAST({column} AS VARCHAR)"
+        return f"list_contains({self.bind(name, 'list', value)}, {target})"
+
+    def _relative(self, column: str, name: str, value: Any, field: str) -> str:
+        if not isinstance(value, dict):
+            raise invalid('relative takes {"last": n, "unit": u} or {"current": u}.', field=field)
+        now = "CAST(current_timestamp AS TIMESTAMP)"
+        if "current" in value:
+            unit = value["current"]
+            if unit not in UNITS or len(value) != 1:
+                raise invalid(f"current is one of {', '.join(UNITS)}.", field=field)
+            start = f"date_trunc('{unit}', {now})"
+            return f"({column} >= {start} AND {column} < {start} + INTERVAL 1 {unit.upper()})"
+        count, unit = value.get("last"), value.get("unit")
+        if unit not in UNITS or set(value) != {"last", "unit"}:
+            raise invalid(f"unit is one of {', '.join(UNITS)}.", field=field)
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_RELATIVE:
+            raise invalid(f"last must be a whole number from 1 to {MAX_RELATIVE}.", field=field)
+        end = f"date_trunc('{unit}', {now})"
+        amount = self.bind(name, "number", count)
+        return f"({column} >= {end} - {amount} * INTERVAL 1 {unit.upper()} AND {column} < {end})"
+
+    def breakout(self, index: int, item: Any) -> tuple[str, str]:
+        field = f"builder.breakouts[{index}]"
+        if isinstance(item, str):
+            item = {"column": item}
+        if not isinstance(item, dict):
+            raise invalid("A breakout is a column name or {column, from, bucket}.", field=field)
+        column, output = self.column(item, field)
+        bucket = item.get("bucket")
+        if bucket is None:
+            # A joined column is named join_<column>, so it never collides with the picked table's.
+            return (column if output == item["column"] else f"{column} AS {_quoted(output)}"), output
+        if bucket not in UNITS:
+            raise invalid(f"bucket is one of {', '.join(UNITS)}.", field=f"{field}.bucket")
+        output = f"{output}_{bucket}"
+        return f"date_trunc('{bucket}', {column}) AS {_quoted(output)}", output
+
+    def aggregation(self, index: int, item: Any) -> tuple[str, str]:
+        field = f"builder.aggregations[{index}]"
+        if not isinstance(item, dict) or item.get("function") not in FUNCTIONS:
+            raise invalid(f"Each aggregation has a function among {', '.join(FUNCTIONS)}.", field=field)
+        function = item["function"]
+        if function == "count" and item.get("column") is None:
+            return 'count(*) AS "count"', "count"
+        column, output = self.column(item, field)
+        output = f"{function}_{output}"
+        call = f"count(DISTINCT {column})" if function == "count_distinct" else f"{function}({column})"
+        return f"{call} AS {_quoted(output)}", output
+
+    def order(self, index: int, item: Any, aliases: set[str]) -> str:
+        field = f"builder.order_by[{index}]"
+        if not isinstance(item, dict) or item.get("direction", "asc") not in ("asc", "desc"):
+            raise invalid("Each order_by has a column or an alias and a direction asc or desc.", field=field)
+        direction = item.get("direction", "asc").upper()
+        if "alias" in item:
+            if item["alias"] not in aliases:
+                raise invalid("alias names an aggregation or a time bucket of this definition.",
+                              field=f"{field}.alias")
+            return f"{_quoted(item['alias'])} {direction}"
+        return f"{self.column(item, field)[0]} {direction}"
+
+
+def _list(definition: dict[str, Any], key: str, most: int) -> list[Any]:
+    value = definition.get(key) or []
+    if not isinstance(value, list) or len(value) > most:
+        raise invalid(f"builder.{key} must be a list (at most {most}).", field=f"builder.{key}")
+    return value
 
 
 def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
     """Return (SQL with {{variables}}, their types, their values) for a builder definition."""
     if not isinstance(definition, dict):
         raise invalid("builder must be a JSON object.", field="builder")
-    table = definition.get("table")
-    if not isinstance(table, dict):
-        raise invalid("builder.table must be an object with catalog, schema and table.", field="builder.table")
-    source = exp.Table(this=_identifier(table.get("table"), "table"), db=_identifier(table.get("schema"), "schema"),
-                       catalog=_identifier(table.get("catalog"), "catalog"))
-    types: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    conditions: list[str] = []
-    filters = definition.get("filters") or []
-    if not isinstance(filters, list) or len(filters) > 50:
-        raise invalid("builder.filters must be a list (at most 50).", field="builder.filters")
-    for index, item in enumerate(filters):
-        if not isinstance(item, dict) or item.get("operator") not in OPERATORS:
-            raise invalid(f"Each filter has a column and an operator among {', '.join(OPERATORS)}.",
-                          field=f"builder.filters[{index}]")
-        column = _column(item.get("column")).sql(dialect=DIALECT)
-        operator = item["operator"]
-        if operator in ("is null", "is not null"):
-            conditions.append(f"{column} {operator.upper()}")
-            continue
-        name = f"f{index}"
-        value = item.get("value")
-        kind = _value_type(value)
-        if operator in ("contains", "starts with"):
-            if kind == "number":
-                raise invalid("contains and starts with take text.", field=f"builder.filters[{index}]")
-            kind = "text"
-            prefix = "'%' || " if operator == "contains" else ""
-            conditions.append(f"CAST({column} AS VARCHAR) LIKE {prefix}{{{{{name}}}}} || '%'")
-        else:
-            conditions.append(f"{column} {operator} {{{{{name}}}}}")
-        types[name], values[name] = kind, value
-    breakouts = definition.get("breakouts") or []
-    aggregations = definition.get("aggregations") or []
-    if not isinstance(breakouts, list) or not isinstance(aggregations, list) or len(breakouts) > 20 or len(aggregations) > 20:
-        raise invalid("builder.breakouts and builder.aggregations must be lists (at most 20).")
-    select: list[str] = [_column(name).sql(dialect=DIALECT) for name in breakouts]
-    for index, item in enumerate(aggregations):
-        if not isinstance(item, dict) or item.get("function") not in FUNCTIONS:
-            raise invalid(f"Each aggregation has a function among {', '.join(FUNCTIONS)}.",
-                          field=f"builder.aggregations[{index}]")
-        function = item["function"]
-        if function == "count" and item.get("column") is None:
-            select.append('count(*) AS "count"')
-            continue
-        column = _column(item.get("column")).sql(dialect=DIALECT)
-        alias = exp.to_identifier(f"{function}_{item['column']}", quoted=True).sql(dialect=DIALECT)
-        call = f"count(DISTINCT {column})" if function == "count_distinct" else f"{function}({column})"
-        select.append(f"{call} AS {alias}")
-    sql = f"SELECT {', '.join(select) if select else '*'} FROM {source.sql(dialect=DIALECT)}"
+    compiler = _Compiler(definition)
+    source = compiler.source()
+    conditions = [compiler.condition(i, item) for i, item in enumerate(_list(definition, "filters", 50))]
+    breakouts = [compiler.breakout(i, item) for i, item in enumerate(_list(definition, "breakouts", 20))]
+    aggregations = [compiler.aggregation(i, item) for i, item in enumerate(_list(definition, "aggregations", 20))]
+    select = [sql for sql, _ in breakouts + aggregations]
+    sql = f"SELECT {', '.join(select) if select else '*'} FROM {source}"
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     if breakouts and aggregations:
         sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(breakouts)))
-    order_by = definition.get("order_by") or []
-    if not isinstance(order_by, list) or len(order_by) > 20:
-        raise invalid("builder.order_by must be a list.", field="builder.order_by")
-    orders = []
-    for item in order_by:
-        if not isinstance(item, dict) or item.get("direction", "asc") not in ("asc", "desc"):
-            raise invalid("Each order_by has a column and a direction asc or desc.", field="builder.order_by")
-        orders.append(f"{_column(item.get('column')).sql(dialect=DIALECT)} {item.get('direction', 'asc').upper()}")
+    aliases = {output for _, output in aggregations} | {
+        output for sql_text, output in breakouts if sql_text.startswith("date_trunc(")}
+    orders = [compiler.order(i, item, aliases) for i, item in enumerate(_list(definition, "order_by", 20))]
     if orders:
         sql += " ORDER BY " + ", ".join(orders)
     limit = definition.get("limit")
@@ -123,4 +273,4 @@ def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, 
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= MAX_LIMIT:
             raise invalid(f"builder.limit must be a whole number from 1 to {MAX_LIMIT}.", field="builder.limit")
         sql += f" LIMIT {limit}"
-    return sql, types, values
+    return sql, compiler.types, compiler.values
