@@ -106,6 +106,7 @@ class Settings:
     # Workbench engine limits, per statement (timeout, rows returned) and per worker (DuckDB memory).
     workbench_query_timeout_seconds: float = 30.0
     workbench_row_limit: int = 10_000
+    workbench_export_row_limit: int = 1_000_000
     workbench_memory_limit: str = "1GB"
     # Browser sessions (workbench and collector administration): idle and absolute lifetimes.
     session_idle_seconds: float = 8 * 3600.0
@@ -136,6 +137,7 @@ class Settings:
             search_params=_list(env, "ANALYTICS_SEARCH_PARAMS", ("q", "s", "search", "query")),
             workbench_query_timeout_seconds=_positive_seconds(env, "ANALYTICS_WORKBENCH_QUERY_TIMEOUT_SECONDS", 30.0),
             workbench_row_limit=_positive_int(env, "ANALYTICS_WORKBENCH_ROW_LIMIT", 10_000),
+            workbench_export_row_limit=_positive_int(env, "ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT", 1_000_000),
             workbench_memory_limit=_memory_size(env, "ANALYTICS_WORKBENCH_MEMORY_LIMIT", "1GB"),
             session_idle_seconds=_positive_seconds(env, "ANALYTICS_SESSION_IDLE_SECONDS", 8 * 3600.0),
             session_max_seconds=_positive_seconds(env, "ANALYTICS_SESSION_MAX_SECONDS", 7 * 86400.0),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.engine import EngineError, UserContext, WorkbenchEngine
+from workbench_app.engine import EngineError, QueryResult, UserContext, WorkbenchEngine
 from workbench_app.errors import WorkbenchError
 from workbench_app.permission_rules import user_context
 from workbench_app.records import query_history
@@ -36,7 +36,8 @@ def open_session(services: WorkbenchServices, identity: Identity) -> Session:
 
 
 def engine_refusal(error: EngineError) -> WorkbenchError:
-    return WorkbenchError(_STATUS_FOR_CODE.get(error.code, 400), error.code, public_message(error.message))
+    return WorkbenchError(_STATUS_FOR_CODE.get(error.code, 400), error.code, public_message(error.message),
+                          dict(error.details))
 
 
 def public_message(message: str) -> str:
@@ -56,18 +57,27 @@ def run_for(services: WorkbenchServices, identity: Identity, sql: str, *, origin
             variables: Mapping[str, Any] | None = None, variable_types: Mapping[str, str] | None = None,
             row_limit: int | None = None, question_id: int | None = None) -> dict[str, Any]:
     """Run one statement as `identity`; returns columns, rows and timing, or raises WorkbenchError."""
+    return run_statement(services, identity, sql, origin=origin, variables=variables,
+                         variable_types=variable_types, row_limit=row_limit, question_id=question_id).as_json()
+
+
+def run_statement(services: WorkbenchServices, identity: Identity, sql: str, *, origin: str,
+                  variables: Mapping[str, Any] | None = None, variable_types: Mapping[str, str] | None = None,
+                  row_limit: int | None = None, question_id: int | None = None,
+                  row_ceiling: int | None = None) -> QueryResult:
+    """`run_for`'s engine result, for callers that write rows themselves (CSV downloads)."""
     session = open_session(services, identity)
     started = time.perf_counter()
     try:
         result = session.engine.run(sql, session.user, variables=variables, variable_types=variable_types,
-                                    row_limit=row_limit)
+                                    row_limit=row_limit, row_ceiling=row_ceiling)
     except EngineError as error:
         _record(services, identity, origin, sql, started, None,
                 "refused" if error.code not in ("query_failed", "query_timeout", "memory_limit_exceeded",
                                                 "catalog_error") else "failed", error.code, question_id)
         raise engine_refusal(error) from None
     _record(services, identity, origin, sql, started, len(result.rows), "ok", None, question_id)
-    return result.as_json()
+    return result
 
 
 def _record(services: WorkbenchServices, identity: Identity, origin: str, sql: str, started: float,

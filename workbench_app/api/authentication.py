@@ -31,6 +31,11 @@ def services() -> WorkbenchServices:
     return current_app.extensions["workbench"]
 
 
+def origin() -> str:
+    """The history's origin of this request: `ui` for the web application's session, `api` for a token."""
+    return "ui" if getattr(g, "web_session", None) is not None else "api"
+
+
 def bearer_secret(header: str | None) -> str | None:
     if not header:
         return None
@@ -75,10 +80,6 @@ def authenticate_request():
 def identity() -> Identity:
     return g.identity
 
-
-def request_origin() -> str:
-    """Where a statement comes from, for the query history: the web application or a program."""
-    return "ui" if getattr(g, "web_session", None) is not None else "api"
 
 
 def require_admin() -> Identity:

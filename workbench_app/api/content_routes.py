@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from workbench_app import csv_export
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, request_origin, services
-from workbench_app.content import builder, folders, models_metrics, questions
-from workbench_app.engine import EngineError
-from workbench_app.query_runner import engine_refusal, run_for
+from workbench_app.api.authentication import identity, json_body, origin, services
+from workbench_app.content import folders, models_metrics, questions
+from workbench_app.query_runner import run_statement
 
 blueprint = Blueprint("content", __name__)
 
@@ -122,29 +122,22 @@ def run_question(question_id):
     variables = check.mapping(body, "variables")
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
-                                          origin=request_origin(), variables=variables, row_limit=row_limit))
+                                          origin=origin(), variables=variables, row_limit=row_limit))
 
 
-@blueprint.post("/builder/run")
-def run_builder():
-    """Run an unsaved builder definition as the caller (the builder screen's live result)."""
+@blueprint.post("/questions/<question_id>/csv")
+def download_question(question_id):
+    """A saved question's result as a CSV file, under the caller's own permissions."""
     body = json_body()
-    sql, types, values = builder.compile_definition(body.get("builder"))
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
-    return jsonify(run_for(services(), identity(), sql, origin=request_origin(), variables=values,
-                           variable_types=types, row_limit=row_limit))
-
-
-@blueprint.post("/builder/sql")
-def builder_sql():
-    """The statement a builder definition compiles to, values written as literals ("view as SQL")."""
-    body = json_body()
-    template, types, values = builder.compile_definition(body.get("builder"))
-    try:
-        readable = builder.readable_sql(body.get("builder"))
-    except EngineError as error:
-        raise engine_refusal(error) from None
-    return jsonify({"sql": readable, "template": template, "variable_types": types, "variables": values})
+    variables = check.mapping(body, "variables")
+    workbench = services()
+    bound = workbench.settings.workbench_export_row_limit
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
+    number = check.path_id(question_id, "Question")
+    sql, types, values = questions.question_statement(workbench, identity(), number, variables)
+    result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
+                           row_limit=row_limit, row_ceiling=bound, question_id=number)
+    return csv_export.response(result, f"question_{number}")
 
 
 # --- models and metrics ----------------------------------------------------------------------
@@ -231,4 +224,4 @@ def query_metric(metric_id):
     dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),
-                                               dimensions, origin=request_origin(), row_limit=row_limit))
+                                               dimensions, origin=origin(), row_limit=row_limit))

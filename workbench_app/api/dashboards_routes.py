@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, request_origin, services
+from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import dashboards
 
 blueprint = Blueprint("dashboards", __name__)
@@ -67,5 +67,5 @@ def run_card(dashboard_id, card_id):
     body = json_body(optional=True)
     return jsonify(dashboards.run_card(services(), identity(), check.path_id(dashboard_id, "Dashboard"),
                                        check.path_id(card_id, "Card"), check.mapping(body, "filters"),
-                                       origin=request_origin(), row_limit=check.integer(body, "row_limit", minimum=1,
+                                       origin=origin(), row_limit=check.integer(body, "row_limit", minimum=1,
                                                                              maximum=1_000_000)))

@@ -65,13 +65,18 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
 _SCALAR = {"type": ["string", "number", "boolean"], "maxLength": 1000, "pattern": "^[^\\x00]*$"}
 _ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
                "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}}
-_SQL_BODY = _body({"sql": _STRING, "variables": _OBJECT,
-                   "variable_types": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
-                   "row_limit": {"type": "integer", "minimum": 1}}, ("sql",))
+_VARIABLE_TYPES = {"type": "object", "additionalProperties": {"enum": ["text", "number", "date", "list"]}}
+_SQL_FIELDS = {"sql": _STRING, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
+               "row_limit": {"type": "integer", "minimum": 1}}
+_SQL_BODY = _body(_SQL_FIELDS, ("sql",))
+_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": {"type": "integer", "minimum": 1}},
+                      ("builder",))
+_CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
+                       "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
+        "content": {"text/csv": {"schema": {"type": "string"}}}}
 _QUESTION_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                   "kind": {"enum": ["sql", "builder"]}, "sql": _STRING,
-                  "variables": {"type": "object", "additionalProperties": {"enum": ["text", "number", "date"]}},
-                  "builder": _OBJECT, "visualization": _OBJECT}
+                  "variables": _VARIABLE_TYPES, "builder": _ref("BuilderDefinition"), "visualization": _OBJECT}
 _DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                    "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
                    "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
@@ -130,6 +135,92 @@ def _setup(operation: dict[str, Any]) -> dict[str, Any]:
 _SLOWED_DOWN = ("429", "too_many_attempts: repeated failed sign-ins for this account or address; Retry-After "
                        "says how many seconds to wait")
 _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json")
+
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_STAMP = {"type": "string", "format": "date-time"}
+_NULL_STR = {"type": ["string", "null"]}
+_NULL_INT = {"type": ["integer", "null"]}
+
+
+def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """An object whose properties are all always present except `optional`."""
+    return {"type": "object", "properties": properties,
+            "required": [name for name in properties if name not in optional]}
+
+
+_COLUMN_REF = {"column": _STR, "from": {"enum": ["base", "join"], "default": "base"}}
+_UNIT = {"enum": ["hour", "day", "week", "month", "quarter", "year"]}
+_TABLE_REF = _object({"catalog": _STR, "schema": _STR, "table": _STR})
+_RESULT_SCHEMAS: dict[str, Any] = {
+    "Result": _object({
+        "columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})},
+        "rows": {"type": "array", "items": {"type": "array"}},
+        "row_count": _INT, "truncated": {"type": "boolean"}, "elapsed_ms": {"type": "number"},
+        "question_id": _INT}, optional=("question_id",)),
+    "Question": _object({
+        "question_id": _INT, "folder_id": _INT, "name": _STR, "description": _STR,
+        "kind": {"enum": ["sql", "builder"]}, "builder": {"oneOf": [_ref("BuilderDefinition"), {"type": "null"}]},
+        "sql": _STR, "variables": _VARIABLE_TYPES, "visualization": _OBJECT, "created_by": _NULL_INT,
+        "created_at": _STAMP, "updated_at": _STAMP}),
+    "QuestionList": _object({"questions": {"type": "array", "items": _ref("Question")}}),
+    "Folder": _object({
+        "folder_id": _INT, "name": _STR, "parent_id": _NULL_INT, "created_at": _STAMP,
+        "access": {"enum": ["view", "edit", None]}, "personal": {"type": "boolean"}, "mine": {"type": "boolean"},
+        "groups": {"type": "array", "items": _object({"group_id": _INT, "level": {"enum": ["view", "edit"]}})}}),
+    "FolderList": _object({"folders": {"type": "array", "items": _ref("Folder")}}),
+    "TableColumn": _object({"name": _STR, "type": _STR, "masked": {"type": "boolean"}, "description": _NULL_STR}),
+    "Table": _object({"catalog": _STR, "schema": _STR, "table": _STR, "description": _NULL_STR,
+                      "columns": {"type": "array", "items": _ref("TableColumn")},
+                      "matched": {"enum": ["table", "columns"]}}, optional=("columns", "matched")),
+    "TableList": _object({"tables": {"type": "array", "items": _ref("Table")}}),
+    "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
+    "HistoryEntry": _object({
+        "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
+        "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]}, "sql_text": _STR,
+        "question_id": _NULL_INT, "started_at": _STAMP, "duration_ms": {"type": ["number", "null"]},
+        "row_count": _NULL_INT, "status": {"enum": ["ok", "refused", "failed"]}, "error_code": _NULL_STR}),
+    "HistoryList": _object({"queries": {"type": "array", "items": _ref("HistoryEntry")}}),
+    "AuditEntry": _object({"entry_id": _INT, "at": _STAMP, "actor_id": _NULL_INT, "actor": _NULL_STR,
+                           "action": _STR, "target": _NULL_STR, "details": {}}),
+    "AuditList": _object({"entries": {"type": "array", "items": _ref("AuditEntry")}}),
+    "Suggestions": _object({"suggestions": {"type": "array", "items": _object(
+        {"label": _STR, "kind": _STR, "detail": _NULL_STR})}}),
+    "FormattedSql": _object({"sql": _STR}),
+    "CompiledBuilder": _object({
+        "sql": {"type": "string", "description": "Runnable: the values written as SQL literals, formatted."},
+        "template": {"type": "string", "description": "The same statement with `{{variables}}`."},
+        "variable_types": _VARIABLE_TYPES, "variables": _OBJECT}),
+    "BuilderDefinition": {
+        "type": "object", "required": ["table"],
+        "description": "A question builder definition (see workbench_app/content/builder.py).",
+        "properties": {
+            "table": _TABLE_REF,
+            "join": _object({"table": _TABLE_REF, "kind": {"enum": ["inner", "left"], "default": "inner"},
+                             "on": {"type": "array", "minItems": 1, "maxItems": 10,
+                                    "items": _object({"left": _STR, "right": _STR})}}, optional=("kind",)),
+            "filters": {"type": "array", "maxItems": 50, "items": {
+                "type": "object", "required": ["column", "operator"], "properties": {
+                    **_COLUMN_REF, "operator": {"enum": [
+                        "=", "!=", "<", "<=", ">", ">=", "is null", "is not null", "is empty", "is not empty",
+                        "contains", "starts with", "in", "between", "relative"]},
+                    "value": {"description": "A value; a list for in (non-empty) and between (two); "
+                                             "{last, unit} or {current} for relative."}}}},
+            "breakouts": {"type": "array", "maxItems": 20, "items": {"oneOf": [
+                _STR, {"type": "object", "required": ["column"], "properties": {**_COLUMN_REF, "bucket": _UNIT}}]}},
+            "aggregations": {"type": "array", "maxItems": 20, "items": {
+                "type": "object", "required": ["function"], "properties": {
+                    **_COLUMN_REF, "function": {"enum": ["count", "count_distinct", "sum", "avg", "min", "max"]}}}},
+            "order_by": {"type": "array", "maxItems": 20, "items": {"type": "object", "properties": {
+                **_COLUMN_REF, "alias": _STR, "direction": {"enum": ["asc", "desc"]}}}},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100_000}}},
+}
+
+
+def _csv(operation: dict[str, Any]) -> dict[str, Any]:
+    operation["responses"]["200"] = _CSV
+    return operation
 
 
 def _paths() -> dict[str, Any]:
@@ -198,32 +289,37 @@ def _paths() -> dict[str, Any]:
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
+        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_SQL_BODY))},
+        "/builder/run": {"post": op("Run a builder definition", "builder", body=_BUILDER_BODY, result=_ref("Result"))},
+        "/builder/sql": {"post": op("Compile a builder definition to SQL", "builder", result=_ref("CompiledBuilder"),
+                                    body=_body({"builder": _ref("BuilderDefinition")}, ("builder",)))},
         "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"), body=_body(
             {"catalog": _TEXT, "sql": _STRING, "row_limit": {"type": "integer", "minimum": 1}},
             ("catalog", "sql")))},
-        "/sql/format": {"post": op("Format SQL", "sql", body=_body({"sql": _STRING}, ("sql",)))},
-        "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", body=_body(
+        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"), body=_body({"sql": _STRING}, ("sql",)))},
+        "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", result=_ref("Suggestions"), body=_body(
             {"sql": _STRING, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
-        "/datasources": {"get": op("List datasources", "schema")},
-        "/schema": {"get": op("Browse the schema", "schema", query={"catalog": _TEXT, "search": _TEXT})},
-        "/schema/tables/{name}": {"get": {**op("Describe a table", "schema"), "parameters": [
+        "/datasources": {"get": op("List datasources", "schema", result=_ref("DatasourceList"))},
+        "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query={"catalog": _TEXT, "search": _TEXT})},
+        "/schema/tables/{name}": {"get": {**op("Describe a table", "schema", result=_ref("Table")), "parameters": [
             {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
-        "/folders": {"get": op("List folders", "folders"),
-                     "post": op("Create a folder", "folders", ok=201,
+        "/folders": {"get": op("List folders", "folders", result=_ref("FolderList")),
+                     "post": op("Create a folder", "folders", ok=201, result=_ref("Folder"),
                                 body=_body({"name": _NAME, "parent_id": _ID}, ("name",)))},
-        "/folders/{folder_id}": {"get": op("Get a folder", "folders", params=("folder_id",)),
-                                 "patch": op("Rename a folder", "folders", params=("folder_id",),
+        "/folders/{folder_id}": {"get": op("Get a folder", "folders", params=("folder_id",), result=_ref("Folder")),
+                                 "patch": op("Rename a folder", "folders", params=("folder_id",), result=_ref("Folder"),
                                              body=_body({"name": _NAME}, ("name",))),
                                  "delete": op("Delete a folder", "folders", ok=204, params=("folder_id",))},
         "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
                                                              params=("folder_id", "group_id"),
                                                              body=_body({"level": {"enum": ["view", "edit", None]}}))},
-        "/questions": {"get": op("List questions", "questions", query={"folder_id": _ID, "search": _TEXT}),
+        "/questions": {"get": op("List questions", "questions", result=_ref("QuestionList"), query={"folder_id": _ID, "search": _TEXT}),
                        "post": op("Create a question", "questions", ok=201, result=_ref("Question"),
                                   body=_body(_QUESTION_BODY, ("name",)))},
         "/questions/{question_id}": {"get": op("Get a question", "questions", params=("question_id",),
                                                result=_ref("Question")),
                                      "patch": op("Update a question", "questions", params=("question_id",),
+                                                 result=_ref("Question"),
                                                  body=_body(_QUESTION_BODY)),
                                      "delete": op("Delete a question", "questions", ok=204, params=("question_id",))},
         "/questions/{question_id}/run": {"post": op("Run a question", "questions", params=("question_id",),
@@ -231,11 +327,9 @@ def _paths() -> dict[str, Any]:
                                                     body=_body({"variables": _OBJECT,
                                                                 "row_limit": {"type": "integer", "minimum": 1}},
                                                                optional=True))},
-        "/builder/run": {"post": op("Run a builder definition", "questions", result=_ref("Result"), body=_body(
-            {"builder": {**_OBJECT, "description": "A question builder definition (see the README)."},
-             "row_limit": {"type": "integer", "minimum": 1, "maximum": 1000000}}, ("builder",)))},
-        "/builder/sql": {"post": op("Compile a builder definition", "questions", result=_ref("CompiledBuilder"),
-                                    body=_body({"builder": _OBJECT}, ("builder",)))},
+        "/questions/{question_id}/csv": {"post": _csv(op(
+            "Download a question as CSV", "questions", params=("question_id",),
+            body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},
         "/models": {"get": op("List models", "models"),
                     "post": op("Create a model", "models", ok=201, body=_body(
                         {"name": _NAME, "sql": _STRING, "description": _STRING,
@@ -266,10 +360,10 @@ def _paths() -> dict[str, Any]:
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
             "Run a dashboard card", "dashboards", params=("dashboard_id", "card_id"), result=_ref("Result"),
             body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
-        "/history": {"get": op("List query history", "records", query={
+        "/history": {"get": op("List query history", "records", result=_ref("HistoryList"), query={
             **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
             "all": {"type": "boolean"}})},
-        "/audit": {"get": op("List the audit log", "records", query={
+        "/audit": {"get": op("List the audit log", "records", result=_ref("AuditList"), query={
             **_PAGE, "action": {**_TEXT, "description": "Actions starting with this (`sign_in`, `token.created`)."},
             "actor": {**_TEXT, "description": "Entries whose actor contains this (case-insensitive)."},
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
@@ -299,12 +393,6 @@ def document() -> dict[str, Any]:
                 "Error": {"type": "object", "required": ["error"], "properties": {"error": {
                     "type": "object", "required": ["code", "message", "details"],
                     "properties": {"code": _STRING, "message": _STRING, "details": {}}}}},
-                "Result": {"type": "object", "required": ["columns", "rows", "row_count", "truncated"], "properties": {
-                    "columns": {"type": "array", "items": {"type": "object", "properties": {
-                        "name": _STRING, "type": _STRING}}},
-                    "rows": {"type": "array", "items": {"type": "array"}},
-                    "row_count": {"type": "integer"}, "truncated": {"type": "boolean"},
-                    "elapsed_ms": {"type": "number"}}},
                 "User": {"type": "object", "required": ["user_id", "email", "is_admin"], "properties": {
                     "user_id": {"type": "integer"}, "email": _STRING, "display_name": _STRING,
                     "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
@@ -313,16 +401,9 @@ def document() -> dict[str, Any]:
                 "Session": {"type": "object", "required": ["user", "csrf_token"],
                             "properties": {"user": _ref("User"), "csrf_token": _STRING}},
                 "SetupState": {"type": "object", "required": ["state"], "properties": {"state": {"enum": ["open"]}}},
-                "CompiledBuilder": {"type": "object", "required": ["sql", "template", "variable_types", "variables"],
-                                    "properties": {"sql": {**_STRING, "description": "Values written as literals."},
-                                                   "template": _STRING, "variable_types": _OBJECT,
-                                                   "variables": _OBJECT}},
                 "NewToken": {"type": "object", "required": ["token", "secret"],
                              "properties": {"token": _OBJECT, "secret": _STRING}},
-                "Question": {"type": "object", "properties": {"question_id": {"type": "integer"},
-                                                              "name": _STRING,
-                                                              "kind": {"enum": ["sql", "builder"]},
-                                                              "sql": _STRING}},
+                **_RESULT_SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

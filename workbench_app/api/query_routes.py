@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from workbench_app import csv_export
 from workbench_app import input_checks as check
 from workbench_app import native_sql, schema_browser
-from workbench_app.api.authentication import identity, json_body, request_origin, services
-from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql
+from workbench_app.api.authentication import identity, json_body, origin, services
+from workbench_app.content import builder
+from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql, inline_values
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import engine_refusal, open_session, run_for
+from workbench_app.query_runner import engine_refusal, open_session, run_for, run_statement
 
 blueprint = Blueprint("query", __name__)
 MAX_SQL = 100_000
@@ -30,8 +32,43 @@ def run_sql():
     sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
     values, types = _variables(body)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
-    return jsonify(run_for(services(), identity(), sql, origin=request_origin(), variables=values, variable_types=types,
+    return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
                            row_limit=row_limit))
+
+
+@blueprint.post("/sql/csv")
+def download_sql():
+    """The statement's result as a CSV file, under the caller's permissions and the export row bound."""
+    body = json_body()
+    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
+    values, types = _variables(body)
+    workbench = services()
+    bound = workbench.settings.workbench_export_row_limit
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
+    result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
+                           row_limit=row_limit, row_ceiling=bound)
+    return csv_export.response(result, "result")
+
+
+@blueprint.post("/builder/run")
+def run_builder():
+    """Run an unsaved builder definition as the caller (the screen's live result)."""
+    body = json_body()
+    sql, types, values = builder.compile_definition(body.get("builder"))
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
+                           row_limit=row_limit))
+
+
+@blueprint.post("/builder/sql")
+def builder_sql():
+    """A builder definition as SQL for the editor: runnable (values as literals), and as a template."""
+    sql, types, values = builder.compile_definition(json_body().get("builder"))
+    try:
+        runnable = format_sql(inline_values(sql, types, values))
+    except EngineError as error:
+        raise engine_refusal(error) from None
+    return jsonify({"sql": runnable, "template": sql, "variable_types": types, "variables": values})
 
 
 @blueprint.post("/sql/native")

@@ -2,68 +2,85 @@
 
 Names are emitted as quoted identifiers and values as `{{variables}}` bound by the engine, so a
 builder definition can never inject SQL; the compiled statement then goes through the same
-permission rewrite as any other.
+permission rewrite as any other. Every refusal is a 400 `invalid_input` whose `details.field` names
+the part of the definition at fault (`builder.filters[2].value`).
 
 Definition::
 
-    {"table": {"catalog": "warehouse", "schema": "analytics", "table": "visits"},
-     "join": {"table": {...}, "kind": "inner" | "left", "on": [{"left": "visit_id", "right": "visit_id"}]},
+    {"table": {"catalog": "warehouse", "schema": "analytics", "table": "events"},
+     "join": {"table": {"catalog": "warehouse", "schema": "analytics", "table": "pages"},
+              "kind": "inner", "on": [{"left": "page_id", "right": "page_id"}]},
      "filters": [{"column": "country", "operator": "=", "value": "FR"},
-                 {"column": "channel", "operator": "in", "value": ["Email", "Direct"]},
-                 {"column": "pages", "operator": "between", "value": [2, 10]},
-                 {"column": "visit_start", "operator": "relative", "value": {"last": 30, "unit": "day"}},
-                 {"column": "join.source", "operator": "is empty"}],
+                 {"column": "section", "from": "join", "operator": "in", "value": ["blog", "docs"]},
+                 {"column": "at", "operator": "relative", "value": {"last": 30, "unit": "day"}}],
      "aggregations": [{"function": "count"}, {"function": "sum", "column": "revenue"}],
-     "breakouts": ["channel", {"column": "visit_start", "bucket": "month"}],
-     "order_by": [{"column": "count", "direction": "desc"}], "limit": 100}
+     "breakouts": ["page", {"column": "at", "bucket": "month"}, {"column": "section", "from": "join"}],
+     "order_by": [{"alias": "count", "direction": "desc"}, {"column": "page"}], "limit": 100}
 
-A column is named as it is in the picked table, or `join.<name>` for the joined table's (only
-when the definition has a join). The result's columns are the breakouts (a bucketed one is
-`<column>_<bucket>`) then the aggregations (`count`, `<function>_<column>`); `order_by` names
-one of those, or any column when nothing is summarized. Relative dates are computed by the
-engine from the current time (`last` N units up to now).
+A column is named by `column`, in the picked table unless `"from": "join"` names the joined one
+(filters, breakouts, aggregations, order_by and the join's `right` side alike). With a join, the
+picked table is aliased `base` and the joined one `join`, and a joined column's output name is
+prefixed `join_`.
+
+Filter operators: `=`, `!=`, `<`, `<=`, `>`, `>=` (a value: text, number or `YYYY-MM-DD` date);
+`contains`, `starts with` (text); `in` (a non-empty list of text or numbers, bound as one `list`
+variable: `list_contains({{f0}}, col)`); `between` (a list of two values, both ends included);
+`is null`, `is not null`; `is empty`, `is not empty` (null or empty text); `relative` with
+`{"last": n, "unit": u}` (the n whole units before the current one: "last 30 days" ends at
+midnight today) or `{"current": u}` (the unit that contains now), u among hour, day, week, month,
+quarter, year. Relative dates are computed by the SQL engine from `current_timestamp` (UTC) when
+the statement runs, so a saved question stays relative; n is bound as a number variable.
+
+Breakouts: a column name (plain group by), or `{"column", "from"?, "bucket"?}` where a bucket
+(hour ... year) groups by `date_trunc(bucket, col)`, output name `<column>_<bucket>`.
+Aggregations: count (no column: rows), count_distinct, sum, avg, min, max; output name
+`count` or `<function>_<column>` (`<function>_join_<column>` for a joined column).
+order_by: `{"column", "from"?, "direction"?}` or `{"alias": <an output name>, "direction"?}`
+(an aggregation's or a bucket's). limit: 1 to 100,000.
 """
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 
-from workbench_app.engine import DIALECT, bind_variables
+from workbench_app.engine import DIALECT
 from workbench_app.errors import invalid
 
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "in", "between", "contains", "starts with", "relative",
-             "is empty", "is not empty", "is null", "is not null")
+COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
+OPERATORS = COMPARISONS + ("is null", "is not null", "is empty", "is not empty", "contains", "starts with",
+                           "in", "between", "relative")
 FUNCTIONS = ("count", "count_distinct", "sum", "avg", "min", "max")
-BUCKETS = ("hour", "day", "week", "month", "quarter", "year")
-# A relative range in units DuckDB's interval literals know (a quarter is three months).
-_INTERVALS = {"hour": ("HOUR", 1), "day": ("DAY", 1), "week": ("DAY", 7), "month": ("MONTH", 1),
-              "quarter": ("MONTH", 3), "year": ("YEAR", 1)}
+UNITS = ("hour", "day", "week", "month", "quarter", "year")
+JOIN_KINDS = ("inner", "left")
 MAX_LIMIT = 100_000
-MAX_LIST = 1000
-JOIN_PREFIX = "join."
+MAX_LIST = 1_000
+MAX_RELATIVE = 100_000
+BASE, JOINED = "base", "join"
 
 
-def _identifier(value: Any, what: str) -> exp.Identifier:
+def _identifier(value: Any, field: str) -> exp.Identifier:
     if not isinstance(value, str) or not value or len(value) > 128 or "\x00" in value:
-        raise invalid(f"{what} must be a non-empty name.", field=what)
+        raise invalid(f"{field} must be a non-empty name (at most 128 characters).", field=field)
     return exp.to_identifier(value, quoted=True)
 
 
-def _table(value: Any, what: str) -> exp.Table:
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect=DIALECT)
+
+
+def _table(value: Any, field: str) -> exp.Table:
     if not isinstance(value, dict):
-        raise invalid(f"{what} must be an object with catalog, schema and table.", field=what)
-    return exp.Table(this=_identifier(value.get("table"), f"{what}.table"),
-                     db=_identifier(value.get("schema"), f"{what}.schema"),
-                     catalog=_identifier(value.get("catalog"), f"{what}.catalog"))
+        raise invalid(f"{field} must be an object with catalog, schema and table.", field=field)
+    return exp.Table(this=_identifier(value.get("table"), f"{field}.table"),
+                     db=_identifier(value.get("schema"), f"{field}.schema"),
+                     catalog=_identifier(value.get("catalog"), f"{field}.catalog"))
 
 
-def _value_type(value: Any, where: str) -> str:
+def _value_type(value: Any, field: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise invalid("A filter value is text, a number or a date.", field=where)
+        raise invalid("A filter value is text, a number or a date.", field=field)
     if isinstance(value, (int, float)):
         return "number"
     try:
@@ -73,28 +90,62 @@ def _value_type(value: Any, where: str) -> str:
         return "text"
 
 
-@dataclass
 class _Compiler:
-    joined: bool
-    types: dict[str, str] = field(default_factory=dict)
-    values: dict[str, Any] = field(default_factory=dict)
+    """One definition's compilation: the SQL pieces and the variables they bind."""
 
-    def column(self, ref: Any, where: str) -> str:
-        """A column reference as SQL: `t0."name"` for the picked table, `t1."name"` for the joined one."""
-        if isinstance(ref, str) and self.joined and ref.startswith(JOIN_PREFIX):
-            return f"t1.{_identifier(ref[len(JOIN_PREFIX):], where).sql(dialect=DIALECT)}"
-        return f"t0.{_identifier(ref, where).sql(dialect=DIALECT)}"
+    def __init__(self, definition: dict[str, Any]):
+        self.definition = definition
+        self.types: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.joined = definition.get("join") is not None
 
-    def bind(self, name: str, value: Any, where: str, kind: str | None = None) -> str:
-        self.types[name] = kind or _value_type(value, where)
-        self.values[name] = value
+    def bind(self, name: str, kind: str, value: Any) -> str:
+        self.types[name], self.values[name] = kind, value
         return "{{" + name + "}}"
 
+    def column(self, item: dict[str, Any], field: str, key: str = "column") -> tuple[str, str]:
+        """(SQL of the column, its output name) for `{"column", "from"?}`."""
+        name = _identifier(item.get(key), f"{field}.{key}")
+        side = item.get("from", BASE)
+        if side not in (BASE, JOINED):
+            raise invalid('from is "base" (the picked table) or "join" (the joined table).', field=f"{field}.from")
+        if side == JOINED and not self.joined:
+            raise invalid('from "join" needs a join in the definition.', field=f"{field}.from")
+        if not self.joined:
+            return name.sql(dialect=DIALECT), name.this
+        sql = exp.Column(this=name, table=exp.to_identifier(side, quoted=True)).sql(dialect=DIALECT)
+        return sql, name.this if side == BASE else f"join_{name.this}"
+
+    def source(self) -> str:
+        sql = _table(self.definition.get("table"), "builder.table").sql(dialect=DIALECT)
+        join = self.definition.get("join")
+        if join is None:
+            return sql
+        if not isinstance(join, dict):
+            raise invalid("builder.join must be an object with table, kind and on.", field="builder.join")
+        joined = _table(join.get("table"), "builder.join.table").sql(dialect=DIALECT)
+        kind = join.get("kind", "inner")
+        if kind not in JOIN_KINDS:
+            raise invalid("builder.join.kind is inner or left.", field="builder.join.kind")
+        pairs = join.get("on")
+        if not isinstance(pairs, list) or not 0 < len(pairs) <= 10:
+            raise invalid("builder.join.on must list 1 to 10 column pairs.", field="builder.join.on")
+        conditions = []
+        for index, pair in enumerate(pairs):
+            field = f"builder.join.on[{index}]"
+            if not isinstance(pair, dict):
+                raise invalid("Each join pair is {left, right}.", field=field)
+            left, _ = self.column({"column": pair.get("left")}, f"{field}.left")
+            right, _ = self.column({"column": pair.get("right"), "from": JOINED}, f"{field}.right")
+            conditions.append(f"{left} = {right}")
+        return (f"{sql} AS {_quoted(BASE)} {kind.upper()} JOIN {joined} AS {_quoted(JOINED)} "
+                f"ON {' AND '.join(conditions)}")
+
     def condition(self, index: int, item: Any) -> str:
-        where = f"builder.filters[{index}]"
+        field = f"builder.filters[{index}]"
         if not isinstance(item, dict) or item.get("operator") not in OPERATORS:
-            raise invalid(f"Each filter has a column and an operator among {', '.join(OPERATORS)}.", field=where)
-        column = self.column(item.get("column"), f"{where}.column")
+            raise invalid(f"Each filter has a column and an operator among {', '.join(OPERATORS)}.", field=field)
+        column, _ = self.column(item, field)
         operator, value, name = item["operator"], item.get("value"), f"f{index}"
         if operator in ("is null", "is not null"):
             return f"{column} {operator.upper()}"
@@ -102,113 +153,119 @@ class _Compiler:
             return f"({column} IS NULL OR CAST({column} AS VARCHAR) = '')"
         if operator == "is not empty":
             return f"({column} IS NOT NULL AND CAST({column} AS VARCHAR) <> '')"
-        if operator == "relative":
-            return f"{column} >= now() - {self.interval(value, where)}"
         if operator == "in":
-            if not isinstance(value, list) or not 0 < len(value) <= MAX_LIST:
-                raise invalid(f"'in' takes a list of 1 to {MAX_LIST} values.", field=f"{where}.value")
-            kinds = {_value_type(v, f"{where}.value") for v in value}
-            kind = kinds.pop() if len(kinds) == 1 else "text"
-            if kind == "text":
-                value = [str(v) for v in value]
-            return f"{column} IN ({', '.join(self.bind(f'{name}_{i}', v, where, kind) for i, v in enumerate(value))})"
+            return self._one_of(column, name, value, f"{field}.value")
         if operator == "between":
             if not isinstance(value, list) or len(value) != 2:
-                raise invalid("'between' takes two values: [from, to].", field=f"{where}.value")
-            return f"{column} BETWEEN {self.bind(f'{name}_from', value[0], where)} AND {self.bind(f'{name}_to', value[1], where)}"
+                raise invalid("between takes a list of two values.", field=f"{field}.value")
+            low = self.bind(f"{name}_from", _value_type(value[0], f"{field}.value"), value[0])
+            high = self.bind(f"{name}_to", _value_type(value[1], f"{field}.value"), value[1])
+            return f"{column} BETWEEN {low} AND {high}"
+        if operator == "relative":
+            return self._relative(column, name, value, f"{field}.value")
+        kind = _value_type(value, f"{field}.value")
         if operator in ("contains", "starts with"):
-            if _value_type(value, where) == "number":
-                raise invalid("contains and starts with take text.", field=f"{where}.value")
+            if kind == "number":
+                raise invalid("contains and starts with take text.", field=f"{field}.value")
             prefix = "'%' || " if operator == "contains" else ""
-            return f"CAST({column} AS VARCHAR) LIKE {prefix}{self.bind(name, value, where, 'text')} || '%'"
-        return f"{column} {operator} {self.bind(name, value, where)}"
+            return f"CAST({column} AS VARCHAR) LIKE {prefix}{self.bind(name, 'text', value)} || '%'"
+        return f"{column} {operator} {self.bind(name, kind, value)}"
 
-    @staticmethod
-    def interval(value: Any, where: str) -> str:
-        if not isinstance(value, dict) or value.get("unit") not in _INTERVALS:
-            raise invalid(f"A relative date is {{\"last\": N, \"unit\": one of {', '.join(_INTERVALS)}}}.",
-                          field=f"{where}.value")
-        last = value.get("last")
-        if isinstance(last, bool) or not isinstance(last, int) or not 0 < last <= 100_000:
-            raise invalid("last must be a whole number from 1 to 100000.", field=f"{where}.value.last")
-        unit, times = _INTERVALS[value["unit"]]
-        return f"INTERVAL {last * times} {unit}"  # a validated whole number: no value of the caller's text
+    def _one_of(self, column: str, name: str, value: Any, field: str) -> str:
+        if not isinstance(value, list) or not 0 < len(value) <= MAX_LIST:
+            raise invalid(f"in takes a non-empty list (at most {MAX_LIST} values).", field=field)
+        kinds = {_value_type(item, field) for item in value}
+        if len(kinds) > 1 and "number" in kinds:
+            raise invalid("The values of in are all text or all numbers.", field=field)
+        # Dates compare as text against a date column's text form; numbers as numbers.
+        target = column if kinds == {"number"} else f"CAST({column} AS VARCHAR)"
+        return f"list_contains({self.bind(name, 'list', value)}, {target})"
+
+    def _relative(self, column: str, name: str, value: Any, field: str) -> str:
+        if not isinstance(value, dict):
+            raise invalid('relative takes {"last": n, "unit": u} or {"current": u}.', field=field)
+        now = "CAST(current_timestamp AS TIMESTAMP)"
+        if "current" in value:
+            unit = value["current"]
+            if unit not in UNITS or len(value) != 1:
+                raise invalid(f"current is one of {', '.join(UNITS)}.", field=field)
+            start = f"date_trunc('{unit}', {now})"
+            return f"({column} >= {start} AND {column} < {start} + INTERVAL 1 {unit.upper()})"
+        count, unit = value.get("last"), value.get("unit")
+        if unit not in UNITS or set(value) != {"last", "unit"}:
+            raise invalid(f"unit is one of {', '.join(UNITS)}.", field=field)
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_RELATIVE:
+            raise invalid(f"last must be a whole number from 1 to {MAX_RELATIVE}.", field=field)
+        end = f"date_trunc('{unit}', {now})"
+        amount = self.bind(name, "number", count)
+        return f"({column} >= {end} - {amount} * INTERVAL 1 {unit.upper()} AND {column} < {end})"
+
+    def breakout(self, index: int, item: Any) -> tuple[str, str]:
+        field = f"builder.breakouts[{index}]"
+        if isinstance(item, str):
+            item = {"column": item}
+        if not isinstance(item, dict):
+            raise invalid("A breakout is a column name or {column, from, bucket}.", field=field)
+        column, output = self.column(item, field)
+        bucket = item.get("bucket")
+        if bucket is None:
+            # A joined column is named join_<column>, so it never collides with the picked table's.
+            return (column if output == item["column"] else f"{column} AS {_quoted(output)}"), output
+        if bucket not in UNITS:
+            raise invalid(f"bucket is one of {', '.join(UNITS)}.", field=f"{field}.bucket")
+        output = f"{output}_{bucket}"
+        return f"date_trunc('{bucket}', {column}) AS {_quoted(output)}", output
+
+    def aggregation(self, index: int, item: Any) -> tuple[str, str]:
+        field = f"builder.aggregations[{index}]"
+        if not isinstance(item, dict) or item.get("function") not in FUNCTIONS:
+            raise invalid(f"Each aggregation has a function among {', '.join(FUNCTIONS)}.", field=field)
+        function = item["function"]
+        if function == "count" and item.get("column") is None:
+            return 'count(*) AS "count"', "count"
+        column, output = self.column(item, field)
+        output = f"{function}_{output}"
+        call = f"count(DISTINCT {column})" if function == "count_distinct" else f"{function}({column})"
+        return f"{call} AS {_quoted(output)}", output
+
+    def order(self, index: int, item: Any, aliases: set[str]) -> str:
+        field = f"builder.order_by[{index}]"
+        if not isinstance(item, dict) or item.get("direction", "asc") not in ("asc", "desc"):
+            raise invalid("Each order_by has a column or an alias and a direction asc or desc.", field=field)
+        direction = item.get("direction", "asc").upper()
+        if "alias" in item:
+            if item["alias"] not in aliases:
+                raise invalid("alias names an aggregation or a time bucket of this definition.",
+                              field=f"{field}.alias")
+            return f"{_quoted(item['alias'])} {direction}"
+        return f"{self.column(item, field)[0]} {direction}"
 
 
-def _listed(definition: dict, key: str, maximum: int) -> list:
-    items = definition.get(key) or []
-    if not isinstance(items, list) or len(items) > maximum:
-        raise invalid(f"builder.{key} must be a list (at most {maximum}).", field=f"builder.{key}")
-    return items
+def _list(definition: dict[str, Any], key: str, most: int) -> list[Any]:
+    value = definition.get(key) or []
+    if not isinstance(value, list) or len(value) > most:
+        raise invalid(f"builder.{key} must be a list (at most {most}).", field=f"builder.{key}")
+    return value
 
 
 def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
     """Return (SQL with {{variables}}, their types, their values) for a builder definition."""
     if not isinstance(definition, dict):
         raise invalid("builder must be a JSON object.", field="builder")
-    source = f"{_table(definition.get('table'), 'builder.table').sql(dialect=DIALECT)} AS t0"
-    join = definition.get("join")
-    compiler = _Compiler(joined=join is not None)
-    if join is not None:
-        if not isinstance(join, dict) or join.get("kind", "inner") not in ("inner", "left"):
-            raise invalid("builder.join has a table, a kind (inner or left) and pairs of columns in on.",
-                          field="builder.join")
-        pairs = join.get("on")
-        if not isinstance(pairs, list) or not 0 < len(pairs) <= 10 or not all(isinstance(p, dict) for p in pairs):
-            raise invalid("builder.join.on is a list of 1 to 10 {left, right} column pairs.", field="builder.join.on")
-        on = " AND ".join(
-            f"t0.{_identifier(p.get('left'), 'builder.join.on.left').sql(dialect=DIALECT)} = "
-            f"t1.{_identifier(p.get('right'), 'builder.join.on.right').sql(dialect=DIALECT)}" for p in pairs)
-        kind = "LEFT JOIN" if join.get("kind") == "left" else "JOIN"
-        source += f" {kind} {_table(join.get('table'), 'builder.join.table').sql(dialect=DIALECT)} AS t1 ON {on}"
-
-    conditions = [compiler.condition(i, item) for i, item in enumerate(_listed(definition, "filters", 50))]
-    select: list[str] = []
-    aliases: list[str] = []
-    for index, item in enumerate(_listed(definition, "breakouts", 20)):
-        where = f"builder.breakouts[{index}]"
-        if isinstance(item, dict):
-            if item.get("bucket") not in BUCKETS:
-                raise invalid(f"A time bucket is one of {', '.join(BUCKETS)}.", field=f"{where}.bucket")
-            alias = f"{item.get('column')}_{item['bucket']}"
-            select.append(f"date_trunc('{item['bucket']}', {compiler.column(item.get('column'), where)})")
-        else:
-            alias = item
-            select.append(compiler.column(item, where))
-        aliases.append(alias)
-    breakout_count = len(select)
-    for index, item in enumerate(_listed(definition, "aggregations", 20)):
-        where = f"builder.aggregations[{index}]"
-        if not isinstance(item, dict) or item.get("function") not in FUNCTIONS:
-            raise invalid(f"Each aggregation has a function among {', '.join(FUNCTIONS)}.", field=where)
-        function = item["function"]
-        if function == "count" and item.get("column") is None:
-            select.append("count(*)")
-            aliases.append("count")
-            continue
-        column = compiler.column(item.get("column"), f"{where}.column")
-        select.append(f"count(DISTINCT {column})" if function == "count_distinct" else f"{function}({column})")
-        aliases.append(f"{function}_{item['column']}")
-    summarized = len(select) > breakout_count
-    if select:
-        columns = ", ".join(f"{expression} AS {_identifier(alias, 'alias').sql(dialect=DIALECT)}"
-                            for expression, alias in zip(select, aliases))
-    else:
-        columns = "t0.*" if join is None else "t0.*, t1.*"
-    sql = f"SELECT {columns} FROM {source}"
+    compiler = _Compiler(definition)
+    source = compiler.source()
+    conditions = [compiler.condition(i, item) for i, item in enumerate(_list(definition, "filters", 50))]
+    breakouts = [compiler.breakout(i, item) for i, item in enumerate(_list(definition, "breakouts", 20))]
+    aggregations = [compiler.aggregation(i, item) for i, item in enumerate(_list(definition, "aggregations", 20))]
+    select = [sql for sql, _ in breakouts + aggregations]
+    sql = f"SELECT {', '.join(select) if select else '*'} FROM {source}"
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
-    if summarized and breakout_count:
-        sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(breakout_count))
-
-    orders = []
-    for item in _listed(definition, "order_by", 20):
-        if not isinstance(item, dict) or item.get("direction", "asc") not in ("asc", "desc"):
-            raise invalid("Each order_by has a column and a direction asc or desc.", field="builder.order_by")
-        name = item.get("column")
-        target = (_identifier(name, "builder.order_by").sql(dialect=DIALECT) if name in aliases
-                  else compiler.column(name, "builder.order_by"))
-        orders.append(f"{target} {item.get('direction', 'asc').upper()}")
+    if breakouts and aggregations:
+        sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(breakouts)))
+    aliases = {output for _, output in aggregations} | {
+        output for sql_text, output in breakouts if sql_text.startswith("date_trunc(")}
+    orders = [compiler.order(i, item, aliases) for i, item in enumerate(_list(definition, "order_by", 20))]
     if orders:
         sql += " ORDER BY " + ", ".join(orders)
     limit = definition.get("limit")
@@ -217,25 +274,3 @@ def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, 
             raise invalid(f"builder.limit must be a whole number from 1 to {MAX_LIMIT}.", field="builder.limit")
         sql += f" LIMIT {limit}"
     return sql, compiler.types, compiler.values
-
-
-def _literal(value: Any) -> exp.Expression:
-    if isinstance(value, dt.date):
-        return exp.cast(exp.Literal.string(value.isoformat()), "DATE")
-    if isinstance(value, (int, float)):
-        return exp.Literal.number(value)
-    return exp.Literal.string(str(value))
-
-
-def readable_sql(definition: Any) -> str:
-    """The compiled statement with its values written as SQL literals, for "view as SQL"."""
-    template, types, values = compile_definition(definition)
-    bound = bind_variables(template, types, values)
-    tree = sqlglot.parse_one(bound.sql, read=DIALECT)
-
-    def inline(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Placeholder) and node.name in bound.parameters:
-            return _literal(bound.parameters[node.name])
-        return node
-
-    return tree.transform(inline).sql(dialect=DIALECT, pretty=True)

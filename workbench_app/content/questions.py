@@ -115,17 +115,22 @@ def delete_question(conn: psycopg.Connection, identity: Identity, question_id: i
     conn.execute("delete from questions where question_id = %s", (question_id,))
 
 
-def run_question(services: WorkbenchServices, identity: Identity, question_id: int, *, origin: str,
-                 variables: dict[str, Any] | None = None, row_limit: int | None = None) -> dict[str, Any]:
-    """Run a saved question under `identity`'s own rights."""
+def question_statement(services: WorkbenchServices, identity: Identity, question_id: int,
+                       variables: dict[str, Any] | None = None) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(SQL, variable types, values) of a saved question the caller may view."""
     with services.transaction() as conn:
         question = get_question(conn, identity, question_id)
     if question["kind"] == "builder":
-        sql, types, values = builder.compile_definition(question["builder"])
         if variables:
             raise invalid("A builder question takes no variables.", field="variables")
-    else:
-        sql, types, values = question["sql"], question["variables"], variables or {}
+        return builder.compile_definition(question["builder"])
+    return question["sql"], question["variables"], variables or {}
+
+
+def run_question(services: WorkbenchServices, identity: Identity, question_id: int, *, origin: str,
+                 variables: dict[str, Any] | None = None, row_limit: int | None = None) -> dict[str, Any]:
+    """Run a saved question under `identity`'s own rights."""
+    sql, types, values = question_statement(services, identity, question_id, variables)
     result = run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
                      row_limit=row_limit, question_id=question_id)
     result["question_id"] = question_id

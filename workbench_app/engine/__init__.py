@@ -49,7 +49,7 @@ from workbench_app.engine.permissions import (
 )
 from workbench_app.engine.result_values import jsonable, jsonable_rows
 from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
-from workbench_app.engine.variables import VARIABLE_TYPES, bind_variables, variable_names
+from workbench_app.engine.variables import VARIABLE_TYPES, bind_variables, inline_values, variable_names
 
 __all__ = [
     "DIALECT",
@@ -73,6 +73,7 @@ __all__ = [
     "VisibleColumn",
     "WorkbenchEngine",
     "bind_variables",
+    "inline_values",
     "format_sql",
     "jsonable",
     "jsonable_rows",

@@ -25,7 +25,7 @@ def parse_statements(sql: str) -> list[exp.Expression]:
     try:
         trees = _DUCKDB.parse(sql)
     except (ParseError, TokenError) as error:
-        raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
+        raise _syntax_error(error) from None
     except RecursionError:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
     return [tree for tree in trees if tree is not None]
@@ -68,7 +68,7 @@ def parse_expression(sql: str) -> exp.Expression:
     try:
         return sqlglot.parse_one(sql, read=DIALECT, into=exp.Condition)
     except (ParseError, TokenError) as error:
-        raise EngineError(SYNTAX_ERROR, _syntax_message(error)) from None
+        raise _syntax_error(error) from None
 
 
 def render(tree: exp.Expression, pretty: bool = False) -> str:
@@ -99,13 +99,15 @@ def format_sql(sql: str) -> str:
     return restore_template(formatted, tokens)
 
 
-def _syntax_message(error: Exception) -> str:
+def _syntax_error(error: Exception) -> EngineError:
+    """A ``syntax_error`` whose details hold sqlglot's position (``{"line", "column"}``, 1-based) when known."""
     errors = getattr(error, "errors", None)
     if errors:
         first = errors[0]
         description = first.get("description") or "Invalid SQL"
         line, col = first.get("line"), first.get("col")
-        if line is not None:
-            return f"Syntax error: {description} (line {line}, column {col})."
-        return f"Syntax error: {description}."
-    return "Syntax error: the query could not be parsed."
+        if isinstance(line, int) and isinstance(col, int):
+            return EngineError(SYNTAX_ERROR, f"Syntax error: {description} (line {line}, column {col}).",
+                               {"line": line, "column": col})
+        return EngineError(SYNTAX_ERROR, f"Syntax error: {description}.")
+    return EngineError(SYNTAX_ERROR, "Syntax error: the query could not be parsed.")

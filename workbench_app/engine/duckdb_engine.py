@@ -440,14 +440,17 @@ class WorkbenchEngine:
         variable_types: Mapping[str, str] | None = None,
         row_limit: int | None = None,
         timeout_seconds: float | None = None,
+        row_ceiling: int | None = None,
     ) -> QueryResult:
         """Run one read statement as ``user``; raise :class:`EngineError` when refused or failed.
 
         ``variables``/``variable_types`` fill ``{{name}}`` placeholders (see
         :mod:`variables`). ``row_limit`` and ``timeout_seconds`` default to the
-        engine settings and may only lower them.
+        engine settings and may only lower them; ``row_ceiling`` replaces the
+        settings' row limit (CSV downloads have a bound of their own).
         """
-        limit = self.settings.row_limit if row_limit is None else min(row_limit, self.settings.row_limit)
+        ceiling = self.settings.row_limit if row_ceiling is None else row_ceiling
+        limit = ceiling if row_limit is None else min(row_limit, ceiling)
         timeout = (
             self.settings.timeout_seconds
             if timeout_seconds is None

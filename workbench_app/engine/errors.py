@@ -40,12 +40,14 @@ ERROR_CODES = frozenset(
 class EngineError(Exception):
     """A refused or failed statement: ``code`` is stable, ``message`` is for people."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, details: dict | None = None):
         if code not in ERROR_CODES:
             raise ValueError(f"unknown engine error code {code!r}")
         super().__init__(message)
         self.code = code
         self.message = message
+        # Where the screen should point: {"variable": name} or {"line": n, "column": n}.
+        self.details = details or {}
 
     def as_dict(self) -> dict[str, str]:
         """The error in the ``{"code", "message"}`` shape used by the API."""

@@ -1,13 +1,16 @@
 """Query variables: ``{{name}}`` placeholders and optional clauses ``[[ ... ]]``.
 
 A saved question may contain ``{{name}}`` where a value goes, declared with a
-type (``text``, ``number`` or ``date``), and optional clauses such as
+type (``text``, ``number``, ``date`` or ``list``), and optional clauses such as
 ``WHERE true [[AND country = {{country}}]]`` that are kept only when every
 variable inside them has a value.
 
 Values are never spliced into the SQL text: each ``{{name}}`` becomes a DuckDB
 named parameter (``$wbv_<nonce>_<name>``) and the value travels beside the
-statement. The nonce is random per call, so a user cannot write a parameter
+statement. A ``list`` value (a non-empty JSON array of text, or of numbers) is
+bound as one DuckDB list parameter: write ``list_contains({{x}}, col)`` or
+``col IN (SELECT unnest({{x}}))``. An invalid value's refusal carries
+``{"variable": name}`` in its details. The nonce is random per call, so a user cannot write a parameter
 name of their own that happens to match one of ours.
 
 Placeholders inside string literals, quoted identifiers and comments are left
@@ -29,7 +32,8 @@ from typing import Any, Mapping
 
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, VARIABLE_ERROR, EngineError
 
-VARIABLE_TYPES = ("text", "number", "date")
+VARIABLE_TYPES = ("text", "number", "date", "list")
+MAX_LIST_ITEMS = 10_000
 MAX_TEMPLATE_LENGTH = 200_000
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}", re.S)
@@ -186,26 +190,18 @@ def variable_names(sql: str) -> list[str]:
 def coerce_variable(name: str, declared_type: str, value: Any) -> Any:
     """Check and convert one variable value to its declared type (raise ``variable_error``)."""
     if declared_type not in VARIABLE_TYPES:
-        raise EngineError(VARIABLE_ERROR, f"Variable {name!r} has an unknown type {declared_type!r}.")
+        raise _refused(name, f"Variable {name!r} has an unknown type {declared_type!r}.")
     if declared_type == "text":
         if not isinstance(value, str):
-            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be text.")
+            raise _refused(name, f"Variable {name!r} must be text.")
         return value
     if declared_type == "number":
-        if isinstance(value, bool):
-            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a number.")
-        if isinstance(value, (int, Decimal)):
-            return value
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a finite number.")
-            return value
-        if isinstance(value, str):
-            try:
-                return int(value) if re.fullmatch(r"[+-]?\d+", value.strip()) else _finite(float(value))
-            except ValueError:
-                pass
-        raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a number.")
+        number = _number(value)
+        if number is None:
+            raise _refused(name, f"Variable {name!r} must be a finite number.")
+        return number
+    if declared_type == "list":
+        return _list(name, value)
     # date
     if isinstance(value, dt.datetime):
         return value.date()
@@ -216,7 +212,39 @@ def coerce_variable(name: str, declared_type: str, value: Any) -> Any:
             return dt.date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise EngineError(VARIABLE_ERROR, f"Variable {name!r} must be a date (YYYY-MM-DD).")
+    raise _refused(name, f"Variable {name!r} must be a date (YYYY-MM-DD).")
+
+
+def _refused(name: str, message: str) -> EngineError:
+    return EngineError(VARIABLE_ERROR, message, {"variable": name})
+
+
+def _number(value: Any) -> int | float | Decimal | None:
+    """A finite number from a JSON number or its text, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, Decimal)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            return int(value) if re.fullmatch(r"[+-]?\d+", value.strip()) else _finite(float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _list(name: str, value: Any) -> list[Any]:
+    # One DuckDB list has one element type: all text, or all numbers (as DOUBLE when any has a fraction).
+    message = f"Variable {name!r} must be a non-empty list of text or of numbers (at most {MAX_LIST_ITEMS:,})."
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_LIST_ITEMS:
+        raise _refused(name, message)
+    if all(isinstance(item, str) for item in value):
+        return value
+    if all(not isinstance(item, (bool, str)) and _number(item) is not None for item in value):
+        return [float(item) for item in value] if any(isinstance(i, float) for i in value) else value
+    raise _refused(name, message)
 
 
 def _finite(number: float) -> float:
@@ -243,7 +271,7 @@ def bind_variables(
     values = dict(values or {})
     for name in values:
         if name not in declarations:
-            raise EngineError(VARIABLE_ERROR, f"Unknown variable {name!r}.")
+            raise _refused(name, f"Unknown variable {name!r}.")
     nonce = secrets.token_hex(4)
     parameters: dict[str, Any] = {}
     out: list[str] = []
@@ -254,7 +282,7 @@ def bind_variables(
         if not _NAME.match(name):
             raise EngineError(VARIABLE_ERROR, f"{{{{{name}}}}} is not a valid variable name.")
         if name not in declarations:
-            raise EngineError(VARIABLE_ERROR, f"Variable {name!r} is not declared.")
+            raise _refused(name, f"Variable {name!r} is not declared.")
         if values.get(name) is None:
             return None
         param = f"wbv_{nonce}_{name}"
@@ -279,7 +307,7 @@ def bind_variables(
             text = placeholder(piece.text)
             if text is None:
                 if clause is None:
-                    raise EngineError(VARIABLE_ERROR, f"Variable {piece.text!r} needs a value.")
+                    raise _refused(piece.text, f"Variable {piece.text!r} needs a value.")
                 clause_complete = False
             else:
                 (clause if clause is not None else out).append(text)
@@ -315,3 +343,27 @@ def restore_template(sql: str, tokens: Mapping[str, str]) -> str:
     for stand_in, original in tokens.items():
         sql = sql.replace(stand_in, original)
     return sql
+
+
+def inline_values(sql: str, declarations: Mapping[str, str], values: Mapping[str, Any]) -> str:
+    """The template with each value written as a SQL literal (quoted by sqlglot), for "view as SQL".
+
+    The statement is checked exactly like a bound one (types, optional clauses); only the
+    ``$parameter`` placeholders become literals, so text such as ``' OR 1=1 --`` stays one string.
+    """
+    from sqlglot import exp
+
+    from workbench_app.engine.dialect import DIALECT
+
+    bound = bind_variables(sql, declarations, values)
+
+    def literal(value: Any) -> str:
+        if isinstance(value, dt.date):
+            return exp.cast(exp.Literal.string(value.isoformat()), "DATE").sql(dialect=DIALECT)
+        return exp.convert(value).sql(dialect=DIALECT)
+
+    # Longest names first: `$wbv_n_f1` must not be replaced inside `$wbv_n_f10`.
+    text = bound.sql
+    for name in sorted(bound.parameters, key=len, reverse=True):
+        text = text.replace(f" ${name} ", " " + literal(bound.parameters[name]) + " ")
+    return text

@@ -374,6 +374,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sql/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Download SQL as CSV */
+        post: operations["download_sql_as_csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/builder/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a builder definition */
+        post: operations["run_a_builder_definition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/builder/sql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compile a builder definition to SQL */
+        post: operations["compile_a_builder_definition_to_sql"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sql/native": {
         parameters: {
             query?: never;
@@ -584,7 +635,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/builder/run": {
+    "/questions/{question_id}/csv": {
         parameters: {
             query?: never;
             header?: never;
@@ -593,25 +644,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a builder definition */
-        post: operations["run_a_builder_definition"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/builder/sql": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Compile a builder definition */
-        post: operations["compile_a_builder_definition"];
+        /** Download a question as CSV */
+        post: operations["download_a_question_as_csv"];
         delete?: never;
         options?: never;
         head?: never;
@@ -807,16 +841,6 @@ export interface components {
                 details: unknown;
             };
         };
-        Result: {
-            columns: {
-                name?: string;
-                type?: string;
-            }[];
-            rows: unknown[][];
-            row_count: number;
-            truncated: boolean;
-            elapsed_ms?: number;
-        };
         User: {
             user_id: number;
             email: string;
@@ -838,29 +862,211 @@ export interface components {
             /** @enum {unknown} */
             state: "open";
         };
-        CompiledBuilder: {
-            /** @description Values written as literals. */
-            sql: string;
-            template: string;
-            variable_types: {
-                [key: string]: unknown;
-            };
-            variables: {
-                [key: string]: unknown;
-            };
-        };
         NewToken: {
             token: {
                 [key: string]: unknown;
             };
             secret: string;
         };
-        Question: {
+        Result: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: unknown[][];
+            row_count: number;
+            truncated: boolean;
+            elapsed_ms: number;
             question_id?: number;
-            name?: string;
+        };
+        Question: {
+            question_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
             /** @enum {unknown} */
-            kind?: "sql" | "builder";
-            sql?: string;
+            kind: "sql" | "builder";
+            builder: components["schemas"]["BuilderDefinition"] | null;
+            sql: string;
+            variables: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            visualization: {
+                [key: string]: unknown;
+            };
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        QuestionList: {
+            questions: components["schemas"]["Question"][];
+        };
+        Folder: {
+            folder_id: number;
+            name: string;
+            parent_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {unknown} */
+            access: "view" | "edit" | null;
+            personal: boolean;
+            mine: boolean;
+            groups: {
+                group_id: number;
+                /** @enum {unknown} */
+                level: "view" | "edit";
+            }[];
+        };
+        FolderList: {
+            folders: components["schemas"]["Folder"][];
+        };
+        TableColumn: {
+            name: string;
+            type: string;
+            masked: boolean;
+            description: string | null;
+        };
+        Table: {
+            catalog: string;
+            schema: string;
+            table: string;
+            description: string | null;
+            columns?: components["schemas"]["TableColumn"][];
+            /** @enum {unknown} */
+            matched?: "table" | "columns";
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
+        };
+        DatasourceList: {
+            datasources: {
+                name: string;
+                tables: number;
+            }[];
+        };
+        HistoryEntry: {
+            query_id: number;
+            user_id: number | null;
+            user_email: string | null;
+            /** @enum {unknown} */
+            origin: "ui" | "api" | "tool_server" | "embed" | "assistant";
+            sql_text: string;
+            question_id: number | null;
+            /** Format: date-time */
+            started_at: string;
+            duration_ms: number | null;
+            row_count: number | null;
+            /** @enum {unknown} */
+            status: "ok" | "refused" | "failed";
+            error_code: string | null;
+        };
+        HistoryList: {
+            queries: components["schemas"]["HistoryEntry"][];
+        };
+        AuditEntry: {
+            entry_id: number;
+            /** Format: date-time */
+            at: string;
+            actor_id: number | null;
+            actor: string | null;
+            action: string;
+            target: string | null;
+            details: unknown;
+        };
+        AuditList: {
+            entries: components["schemas"]["AuditEntry"][];
+        };
+        Suggestions: {
+            suggestions: {
+                label: string;
+                kind: string;
+                detail: string | null;
+            }[];
+        };
+        FormattedSql: {
+            sql: string;
+        };
+        CompiledBuilder: {
+            /** @description Runnable: the values written as SQL literals, formatted. */
+            sql: string;
+            /** @description The same statement with `{{variables}}`. */
+            template: string;
+            variable_types: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            variables: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A question builder definition (see workbench_app/content/builder.py). */
+        BuilderDefinition: {
+            table: {
+                catalog: string;
+                schema: string;
+                table: string;
+            };
+            join?: {
+                table: {
+                    catalog: string;
+                    schema: string;
+                    table: string;
+                };
+                /**
+                 * @default inner
+                 * @enum {unknown}
+                 */
+                kind?: "inner" | "left";
+                on: {
+                    left: string;
+                    right: string;
+                }[];
+            };
+            filters?: {
+                column: string;
+                /**
+                 * @default base
+                 * @enum {unknown}
+                 */
+                from?: "base" | "join";
+                /** @enum {unknown} */
+                operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "is null" | "is not null" | "is empty" | "is not empty" | "contains" | "starts with" | "in" | "between" | "relative";
+                /** @description A value; a list for in (non-empty) and between (two); {last, unit} or {current} for relative. */
+                value?: unknown;
+            }[];
+            breakouts?: (string | {
+                column: string;
+                /**
+                 * @default base
+                 * @enum {unknown}
+                 */
+                from?: "base" | "join";
+                /** @enum {unknown} */
+                bucket?: "hour" | "day" | "week" | "month" | "quarter" | "year";
+            })[];
+            aggregations?: {
+                column?: string;
+                /**
+                 * @default base
+                 * @enum {unknown}
+                 */
+                from?: "base" | "join";
+                /** @enum {unknown} */
+                function: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            }[];
+            order_by?: {
+                column?: string;
+                /**
+                 * @default base
+                 * @enum {unknown}
+                 */
+                from?: "base" | "join";
+                alias?: string;
+                /** @enum {unknown} */
+                direction?: "asc" | "desc";
+            }[];
+            limit?: number;
         };
         ColumnMask: {
             /** @enum {unknown} */
@@ -4039,7 +4245,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     variable_types?: {
-                        [key: string]: "text" | "number" | "date";
+                        [key: string]: "text" | "number" | "date" | "list";
                     };
                     row_limit?: number;
                 };
@@ -4053,6 +4259,308 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Result"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    download_sql_as_csv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sql: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    variable_types?: {
+                        [key: string]: "text" | "number" | "date" | "list";
+                    };
+                    row_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    run_a_builder_definition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    builder: components["schemas"]["BuilderDefinition"];
+                    row_limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Result"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compile_a_builder_definition_to_sql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    builder: components["schemas"]["BuilderDefinition"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompiledBuilder"];
                 };
             };
             /** @description Invalid input */
@@ -4250,9 +4758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FormattedSql"];
                 };
             };
             /** @description Invalid input */
@@ -4351,9 +4857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Suggestions"];
                 };
             };
             /** @description Invalid input */
@@ -4445,9 +4949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceList"];
                 };
             };
             /** @description Invalid input */
@@ -4533,9 +5035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TableList"];
                 };
             };
             /** @description Invalid input */
@@ -4620,9 +5120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Table"];
                 };
             };
             /** @description Invalid input */
@@ -4705,9 +5203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FolderList"];
                 };
             };
             /** @description Invalid input */
@@ -4797,9 +5293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             /** @description Invalid input */
@@ -4893,9 +5387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             /** @description Invalid input */
@@ -5069,9 +5561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             /** @description Invalid input */
@@ -5270,9 +5760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QuestionList"];
                 };
             };
             /** @description Invalid input */
@@ -5357,11 +5845,9 @@ export interface operations {
                     kind?: "sql" | "builder";
                     sql?: string;
                     variables?: {
-                        [key: string]: "text" | "number" | "date";
+                        [key: string]: "text" | "number" | "date" | "list";
                     };
-                    builder?: {
-                        [key: string]: unknown;
-                    };
+                    builder?: components["schemas"]["BuilderDefinition"];
                     visualization?: {
                         [key: string]: unknown;
                     };
@@ -5639,11 +6125,9 @@ export interface operations {
                     kind?: "sql" | "builder";
                     sql?: string;
                     variables?: {
-                        [key: string]: "text" | "number" | "date";
+                        [key: string]: "text" | "number" | "date" | "list";
                     };
-                    builder?: {
-                        [key: string]: unknown;
-                    };
+                    builder?: components["schemas"]["BuilderDefinition"];
                     visualization?: {
                         [key: string]: unknown;
                     };
@@ -5657,9 +6141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Question"];
                 };
             };
             /** @description Invalid input */
@@ -5839,18 +6321,19 @@ export interface operations {
             };
         };
     };
-    run_a_builder_definition: {
+    download_a_question_as_csv: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                question_id: number;
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A question builder definition (see the README). */
-                    builder: {
+                    variables?: {
                         [key: string]: unknown;
                     };
                     row_limit?: number;
@@ -5858,113 +6341,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Result"];
-                };
-            };
-            /** @description Invalid input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, unknown or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description The body is missing or not a JSON object; nothing changed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Database or source unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    compile_a_builder_definition: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    builder: {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompiledBuilder"];
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input */
@@ -7570,9 +7953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HistoryList"];
                 };
             };
             /** @description Invalid input */
@@ -7662,9 +8043,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AuditList"];
                 };
             };
             /** @description Invalid input */

@@ -18,7 +18,7 @@ import type { SchemaTable } from "../data/DataPage";
 import { ResultPanel } from "../results/ResultPanel";
 import { resultColumns, type Result } from "../results/types";
 import {
-  BUCKETS, emptyState, FUNCTIONS, kindOf, operatorsFor, outputNames, RELATIVE_UNITS, toDefinition,
+  BUCKETS, emptyState, FUNCTIONS, kindOf, kindKey, operatorsFor, RELATIVE_UNITS, sortOptions, toDefinition,
   type BuilderState, type ColumnChoice, type ColumnKind, type FilterRow, type TableRef,
 } from "./builderDefinition";
 import styles from "./QuestionBuilderPage.module.css";
@@ -66,13 +66,14 @@ export default function QuestionBuilderPage() {
   const byKey = useMemo(() => new Map((tables.data ?? []).map((table) => [tableKey(table), table])), [tables.data]);
   const base = byKey.get(tableKey(state.table));
   const joined = byKey.get(tableKey(state.join.table));
+  const joinReady = joined !== undefined && state.join.on.some((p) => p.left && p.right);
   const choices: { choice: ColumnChoice; label: string; kind: ColumnKind }[] = [
     ...(base?.columns ?? []).map((c) => ({ choice: { source: "base" as const, name: c.name }, label: c.name, kind: kindOf(c.type) })),
-    ...(joined && state.join.on.some((p) => p.left && p.right)
+    ...(joined && joinReady
       ? (joined.columns ?? []).map((c) => ({ choice: { source: "join" as const, name: c.name }, label: `${joined.table}.${c.name}`, kind: kindOf(c.type) }))
       : []),
   ];
-  const kinds = Object.fromEntries(choices.map(({ choice, kind }) => [choice.source === "join" ? `join.${choice.name}` : choice.name, kind]));
+  const kinds = Object.fromEntries(choices.map(({ choice, kind }) => [kindKey(choice), kind]));
   const definition = useMemo(() => toDefinition(state, kinds), [state, JSON.stringify(kinds)]); // eslint-disable-line react-hooks/exhaustive-deps
   const pending = useDebounced(definition, 400);
   const result = useQuery({
@@ -133,13 +134,13 @@ export default function QuestionBuilderPage() {
         <fieldset className={styles.step} disabled={!state.table}>
           <legend>{t("builder.filters")}</legend>
           {state.filters.map((row, index) => {
-            const kind = kinds[row.column?.source === "join" ? `join.${row.column.name}` : row.column?.name ?? ""] ?? "text";
+            const kind = (row.column && kinds[kindKey(row.column)]) ?? "text";
             return (
               <div key={index} className={styles.row}>
                 <SelectField label={t("builder.column")} value={choiceKey(row.column)} options={columnOptions}
                   onChange={(key) => {
                     const column = parseChoice(key);
-                    const nextKind = kinds[column?.source === "join" ? `join.${column.name}` : column?.name ?? ""] ?? "text";
+                    const nextKind = (column && kinds[kindKey(column)]) ?? "text";
                     setFilter(index, { column, operator: operatorsFor(nextKind)[0]!, value: "", value2: "" });
                   }} />
                 <SelectField label={t("builder.operator")} value={row.operator}
@@ -186,7 +187,7 @@ export default function QuestionBuilderPage() {
           ))}
           <Button onClick={() => update({ aggregations: [...state.aggregations, { fn: "count", column: null }] })}>{t("builder.addMetric")}</Button>
           {state.breakouts.map((row, index) => {
-            const temporal = kinds[row.column?.source === "join" ? `join.${row.column.name}` : row.column?.name ?? ""] === "temporal";
+            const temporal = row.column !== null && kinds[kindKey(row.column)] === "temporal";
             return (
               <div key={index} className={styles.row}>
                 <SelectField label={t("builder.groupBy")} value={choiceKey(row.column)} options={columnOptions}
@@ -229,8 +230,8 @@ export default function QuestionBuilderPage() {
           <legend>{t("builder.sortLimit")}</legend>
           <div className={styles.row}>
             <SelectField label={t("builder.sortBy")} value={state.sort?.key ?? ""}
-              options={[{ value: "", label: "—" }, ...(outputNames(definition).length ? outputNames(definition) : (base?.columns ?? []).map((c) => c.name))
-                .map((name) => ({ value: name, label: name }))]}
+              options={[{ value: "", label: "—" }, ...sortOptions(state, joinReady, (base?.columns ?? []).map((c) => c.name))
+                .map((option) => ({ value: option.value, label: option.label }))]}
               onChange={(key) => update({ sort: key ? { key, direction: state.sort?.direction ?? "asc" } : null })} />
             <SelectField label={t("builder.direction")} value={state.sort?.direction ?? "asc"}
               options={[{ value: "asc", label: t("builder.asc") }, { value: "desc", label: t("builder.desc") }]}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyState, kindOf, operatorsFor, outputNames, toDefinition, type BuilderState } from "./builderDefinition";
+import { emptyState, kindOf, operatorsFor, sortOptions, toDefinition, type BuilderState } from "./builderDefinition";
 
 const table = { catalog: "warehouse", schema: "analytics", table: "visits" };
 const kinds = { country: "text", pages: "number", started_at: "temporal", "join.channel": "text" } as const;
@@ -36,14 +36,27 @@ describe("toDefinition", () => {
     const definition = toDefinition(state({
       aggregations: [{ fn: "count", column: null }, { fn: "sum", column: { source: "base", name: "pages" } }, { fn: "avg", column: null }],
       breakouts: [{ column: { source: "base", name: "started_at" }, bucket: "month" }, { column: { source: "base", name: "country" }, bucket: null }],
-      sort: { key: "count", direction: "desc" },
+      sort: { key: "alias:count", direction: "desc" },
     }), kinds);
     expect(definition).toMatchObject({
       aggregations: [{ function: "count" }, { function: "sum", column: "pages" }],
-      breakouts: [{ column: "started_at", bucket: "month" }, "country"],
-      order_by: [{ column: "count", direction: "desc" }],
+      breakouts: [{ column: "started_at", bucket: "month" }, { column: "country" }],
+      order_by: [{ alias: "count", direction: "desc" }],
     });
-    expect(outputNames(definition)).toEqual(["started_at_month", "country", "count", "sum_pages"]);
+  });
+
+  it("sorts by the result's names when summarized, else by any column", () => {
+    const summarized = state({
+      aggregations: [{ fn: "count", column: null }, { fn: "sum", column: { source: "join", name: "pages" } }],
+      breakouts: [{ column: { source: "base", name: "started_at" }, bucket: "month" }, { column: { source: "base", name: "country" }, bucket: null }],
+    });
+    expect(sortOptions(summarized, true).map((o) => [o.label, o.orderBy])).toEqual([
+      ["started_at_month", { alias: "started_at_month" }], ["country", { column: "country" }],
+      ["count", { alias: "count" }], ["sum_join_pages", { alias: "sum_join_pages" }],
+    ]);
+    expect(sortOptions(state({}), false, ["country"]).map((o) => o.orderBy)).toEqual([{ column: "country" }]);
+    const plain = toDefinition(state({ sort: { key: "column:country", direction: "asc" } }), kinds);
+    expect(plain?.order_by).toEqual([{ column: "country", direction: "asc" }]);
   });
 
   it("joins one more table only once its columns are paired, and names its columns", () => {
@@ -55,7 +68,7 @@ describe("toDefinition", () => {
     const joined = toDefinition(state({ join: { table: joinTable, kind: "left", on: [{ left: "source_id", right: "source_id" }] },
       filters: [filter("join.channel", "=", "Email")] }), kinds);
     expect(joined?.join).toEqual({ table: joinTable, kind: "left", on: [{ left: "source_id", right: "source_id" }] });
-    expect(joined?.filters).toEqual([{ column: "join.channel", operator: "=", value: "Email" }]);
+    expect(joined?.filters).toEqual([{ column: "channel", from: "join", operator: "=", value: "Email" }]);
   });
 });
 

@@ -57,7 +57,9 @@ export default function SqlEditorPage() {
   const result = statement.result;
   const columns = useMemo(() => (result ? resultColumns(result) : []), [result]);
   const chartSpec = result ? spec ?? readSpec(question.data?.visualization, columns, result.row_count) : null;
-  const position = statement.refusal?.details as Partial<ErrorPosition> | undefined;
+  const position = statement.refusal?.details as Partial<ErrorPosition> & { variable?: string } | undefined;
+  // A refused value names its variable: the message goes under that input, not only above the result.
+  const refusedVariable = typeof position?.variable === "string" ? position.variable : null;
   const errorPosition = position && typeof position.line === "number" && typeof position.column === "number"
     ? { line: position.line, column: position.column } : null;
 
@@ -115,7 +117,8 @@ export default function SqlEditorPage() {
       <SqlEditor value={sql} onChange={(text) => { setSql(text); setFormatError(null); }} onRun={run}
         error={errorPosition} label={t("sql.editorLabel")} placeholderText={t("sql.placeholder")} />
       <p className={styles.hint}>{t("sql.shortcut")}</p>
-      <VariableInputs variables={variables} types={types} values={values} errors={fieldErrors}
+      <VariableInputs variables={variables} types={types} values={values}
+        errors={refusedVariable ? { ...fieldErrors, [refusedVariable]: statement.refusal!.message } : fieldErrors}
         onType={(name, type) => setTypes((old) => ({ ...old, [name]: type }))}
         onValue={(name, value) => setValues((old) => ({ ...old, [name]: value }))} />
       {notice && <p role="status" className={styles.notice}>{notice}</p>}
