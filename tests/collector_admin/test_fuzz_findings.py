@@ -72,3 +72,10 @@ def test_the_document_lists_the_414_of_a_request_line_too_long(client):
 
 def test_a_repeated_query_parameter_is_refused(client, auth):
     assert_error(client.get("/api/v1/audit?limit=1&limit=2", headers=auth), 400, "invalid_parameter")
+
+
+def test_a_text_limit_counts_the_text_as_sent(client, auth, site):
+    """Fuzzing found a 201-character label accepted because its leading space was stripped first."""
+    body = {"name": "hero", "selector": "#hero", "label": " " + "x" * 200}
+    error = assert_error(client.post(f"{_base(site)}/zones", json=body, headers=auth), 422)
+    assert error["details"]["field"] == "label"

@@ -75,6 +75,6 @@ def test_messages_with_values_are_answered_in_the_persons_language(app, admin):
     assert admin.get("/questions/999999").get_json()["error"]["message"] == "Question introuvable."
     ok(admin.patch("/me", {"locale": "es"}))
     answer = admin.post("/sql", {"sql": "select {{n}}", "variables": {"n": "x"}, "variable_types": {"n": "number"}})
-    assert answer.get_json()["error"]["message"] == "La variable 'n' debe ser un número."
+    assert answer.get_json()["error"]["message"].startswith("La variable 'n' debe ser un número")
     answer = app.test_client().put("/api/v1/openapi.json", headers={"Accept-Language": "es-ES"})
     assert answer.status_code == 405 and answer.get_json()["error"]["message"] == "Este método no está permitido aquí."
