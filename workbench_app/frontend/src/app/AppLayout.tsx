@@ -22,6 +22,7 @@ export function AppLayout() {
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
+    ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") }, { to: "/admin/sources", label: t("nav.sources") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {
