@@ -6,12 +6,15 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
+from pipelines.database import connection
 from pipelines.settings import Settings
 from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 TITLE = {"en": "Sources", "fr": "Sources", "es": "Fuentes"}
+KIND = {"en": "Kind", "fr": "Type", "es": "Tipo"}
+PATH = {"en": "Path on the server", "fr": "Chemin sur le serveur", "es": "Ruta en el servidor"}
 TEST = {"en": "Test connection", "fr": "Tester la connexion", "es": "Probar la conexión"}
 NO_PATH = {"en": "There is no such file or folder on the workbench server.",
            "fr": "Ce fichier ou ce dossier n'existe pas sur le serveur de l'atelier.",
@@ -63,7 +66,7 @@ def test_a_folder_source_is_tested_saved_queried_and_removed(page, stack, tmp_pa
 
 
 def test_a_password_is_set_or_not_set_and_never_comes_back(page, stack):
-    server = psycopg.conninfo.conninfo_to_dict(Settings.from_env(stack.env).database_url)
+    server = psycopg.conninfo.conninfo_to_dict(connection.server_url(Settings.from_env(stack.env)))
     sign_in(page)
     page.goto("/admin/sources")
     page.get_by_role("button", name="Add a source").click()
@@ -107,8 +110,8 @@ def test_the_sources_screen_in_each_language_passes_axe(page, stack, language):
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     page.get_by_role("button", name={"en": "Add a source", "fr": "Ajouter une source", "es": "Añadir una fuente"}[
         language]).click()
-    page.locator("select").first.select_option("sqlite")
-    page.get_by_role("textbox").last.fill("/no/such/file.sqlite")
+    page.get_by_label(KIND[language]).select_option("sqlite")
+    page.get_by_label(PATH[language]).fill("/no/such/file.sqlite")
     page.get_by_role("button", name=TEST[language]).click()
     expect(page.get_by_test_id("connection-test")).to_have_text(NO_PATH[language])
     check_accessibility(page, f"sources ({language})")

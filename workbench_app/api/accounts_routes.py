@@ -97,6 +97,16 @@ def list_tokens():
         return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
 
 
+@blueprint.get("/tokens/all")
+def list_all_tokens():
+    """Everyone's tokens with their owner's e-mail address (administrators), without secrets."""
+    require_admin()
+    with services().transaction() as conn:
+        tokens = api_tokens.list_tokens(conn, None)
+        emails = {user["user_id"]: user["email"] for user in users.list_users(conn)}
+    return jsonify({"tokens": [{**token, "owner_email": emails.get(token["user_id"])} for token in tokens]})
+
+
 @blueprint.post("/tokens")
 def create_token():
     """A new token for the caller; the secret is in this answer only."""

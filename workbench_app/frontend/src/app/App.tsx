@@ -18,6 +18,8 @@ const AuditPage = lazy(() => import("../features/history/AuditPage"));
 const SetupPage = lazy(() => import("../features/setup/SetupPage"));
 const AdminSourcesPage = lazy(() => import("../features/admin/SourcesPage"));
 const AdminPeoplePage = lazy(() => import("../features/admin/PeoplePage"));
+const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
+const TokensPage = lazy(() => import("../features/admin/TokensPage"));
 const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
 
 const queryClient = new QueryClient({
@@ -55,6 +57,8 @@ export function App() {
               <Route path="audit" element={<AuditPage />} />
               <Route path="admin/sources" element={<AdminSourcesPage />} />
               <Route path="admin/people" element={<AdminPeoplePage />} />
+              <Route path="admin/groups" element={<AdminGroupsPage />} />
+              <Route path="tokens" element={<TokensPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

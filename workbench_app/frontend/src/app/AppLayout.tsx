@@ -21,8 +21,10 @@ export function AppLayout() {
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },
+    { to: "/tokens", label: t("nav.tokens") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
-    ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") }, { to: "/admin/sources", label: t("nav.sources") }] : []),
+    ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
+      { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {

@@ -12,7 +12,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
-import { OneTimeLink } from "./OneTimeLink";
+import { OneTimeSecret } from "./OneTimeSecret";
 import { LANGUAGE_NAMES, PEOPLE_KEY, PersonEditor } from "./PersonEditor";
 
 export default function PeoplePage() {
@@ -87,7 +87,7 @@ function InviteForm({ onClose }: { onClose: () => void }) {
     return (
       <section className={styles.panel} aria-labelledby="invite-title">
         <h2 id="invite-title">{t("admin.people.invited", { email: email.trim() })}</h2>
-        <OneTimeLink label={t("admin.people.inviteLink")} value={invite.data} />
+        <OneTimeSecret label={t("admin.people.inviteLink")} value={invite.data} />
         <div className={styles.actions}><Button onClick={onClose}>{t("admin.close")}</Button></div>
       </section>
     );

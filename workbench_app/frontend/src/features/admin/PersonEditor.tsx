@@ -13,7 +13,7 @@ import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
 import { toAttributes, toRows, type AttributeRow } from "./attributes";
-import { OneTimeLink } from "./OneTimeLink";
+import { OneTimeSecret } from "./OneTimeSecret";
 
 type User = components["schemas"]["User"];
 export const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
@@ -120,7 +120,7 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
           ? <Button onClick={() => setActive.mutate(true)}>{t("admin.people.reactivate")}</Button>
           : <Button variant="danger" onClick={() => setConfirmDeactivate(true)}>{t("admin.people.deactivate")}</Button>}
       </div>
-      {link && <OneTimeLink label={t("admin.people.resetLink")} value={link} />}
+      {link && <OneTimeSecret label={t("admin.people.resetLink")} value={link} />}
       {confirmDeactivate && (
         <ConfirmDialog title={t("admin.people.deactivateTitle", { email: user.email })} danger
           confirmLabel={t("admin.people.deactivate")} onCancel={() => setConfirmDeactivate(false)}

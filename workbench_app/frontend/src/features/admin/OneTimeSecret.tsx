@@ -1,10 +1,10 @@
-// A one-time link to give a person (shown once: the server keeps only its hash), with a copy button.
+// A secret shown once (a password link, an API token: the server keeps only its hash), with a copy button.
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../../ui/Button";
 import styles from "./Admin.module.css";
 
-export function OneTimeLink({ label, value }: { label: string; value: string }) {
+export function OneTimeSecret({ label, value }: { label: string; value: string }) {
   const { t } = useTranslation();
   const [copied, setCopied] = useState(false);
   return (
