@@ -13,6 +13,7 @@ from workbench_app.api import (
     query_routes,
     records_routes,
     session_routes,
+    settings_routes,
     setup_routes,
     sources_routes,
 )
@@ -26,7 +27,7 @@ def register_api(app: Flask) -> None:
     api = Blueprint("api_v1", __name__, url_prefix=PREFIX)
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
-                   dashboards_routes, records_routes, password_link_routes):
+                   dashboards_routes, records_routes, password_link_routes, settings_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
-from workbench_app.accounts import api_tokens, users
+from workbench_app.accounts import api_tokens, instance_settings, users
 from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
 
 blueprint = Blueprint("accounts", __name__)
@@ -55,7 +55,7 @@ def create_user():
             password=check.text(body, "password", max_length=1000),
             display_name=check.text(body, "display_name", default=""),
             is_admin=check.boolean(body, "is_admin", default=False),
-            locale=check.one_of(body, "locale", ("en", "fr", "es"), default="en"))
+            locale=check.one_of(body, "locale", ("en", "fr", "es")) or instance_settings.default_locale(conn))
     return jsonify(user), 201
 
 

@@ -214,6 +214,10 @@ _RESULT_SCHEMAS: dict[str, Any] = {
             "group": _STR, "kind": {"enum": ["table_rule", "catalog"]}, "access": {"type": "boolean"},
             "row_filter": _NULL_STR, "hidden_columns": {"type": "array", "items": _STR},
             "masked_columns": {"type": "object", "additionalProperties": _STR}})}})}}),
+    "Settings": _object({
+        "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
+        "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
+            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}})}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
@@ -321,6 +325,9 @@ def _paths() -> dict[str, Any]:
                                                   body=_body({"attributes": _ATTRIBUTES}, ("attributes",)))},
         "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList")),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
+        "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
+                      "patch": op("Update the settings", "settings", result=_ref("Settings"), body=_body(
+                          {"default_locale": {"enum": ["en", "fr", "es"]}}))},
         "/tokens/all": {"get": op("List everyones tokens", "tokens", result=_ref("TokenList"))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),

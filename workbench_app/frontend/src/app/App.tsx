@@ -20,6 +20,7 @@ const AdminSourcesPage = lazy(() => import("../features/admin/SourcesPage"));
 const AdminPeoplePage = lazy(() => import("../features/admin/PeoplePage"));
 const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
 const TokensPage = lazy(() => import("../features/admin/TokensPage"));
+const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
 const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
 
 const queryClient = new QueryClient({
@@ -59,6 +60,7 @@ export function App() {
               <Route path="admin/people" element={<AdminPeoplePage />} />
               <Route path="admin/groups" element={<AdminGroupsPage />} />
               <Route path="tokens" element={<TokensPage />} />
+              <Route path="admin/settings" element={<AdminSettingsPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

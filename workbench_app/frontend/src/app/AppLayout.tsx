@@ -24,7 +24,8 @@ export function AppLayout() {
     { to: "/tokens", label: t("nav.tokens") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
     ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
-      { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") }] : []),
+      { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") },
+      { to: "/admin/settings", label: t("nav.settings") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {
