@@ -16,7 +16,7 @@ TITLE = {"en": "People", "fr": "Personnes", "es": "Personas"}
 def test_invite_edit_reset_and_deactivate_a_person(page, context, stack):
     group = stack.ok("POST", "/groups", json={"name": "North readers"})
     sign_in(page)
-    page.get_by_role("link", name="People").click()
+    page.get_by_role("link", name="People", exact=True).click()
     expect(page.get_by_role("heading", name="People", exact=True)).to_be_visible()
     page.get_by_role("button", name="Invite a person").click()
     form = page.get_by_role("form", name="Invite a person")
@@ -36,7 +36,7 @@ def test_invite_edit_reset_and_deactivate_a_person(page, context, stack):
         theirs.goto(link)
         expect(theirs.get_by_text("Choose the password of invited@example.org.")).to_be_visible()
         check_accessibility(theirs, "set-password")
-        theirs.get_by_label("Password").fill("my very own password")
+        theirs.get_by_label("Password", exact=True).fill("my very own password")
         theirs.get_by_role("button", name="Set the password and sign in").click()
         expect(theirs.get_by_role("navigation").first).to_be_visible()
         expect(theirs.get_by_role("link", name="Parcourir")).to_be_visible()  # their language: French
@@ -79,7 +79,7 @@ def test_the_people_screen_in_each_language_passes_axe(page, stack, language):
     email = f"people-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language]).click()
+    page.get_by_role("link", name=TITLE[language], exact=True).click()
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     page.get_by_role("row", name=email).get_by_role("button").click()
     expect(page.get_by_role("heading", name=email)).to_be_visible()

@@ -35,7 +35,7 @@ def _remove(stack, name: str) -> None:
 def test_a_folder_source_is_tested_saved_queried_and_removed(page, stack, tmp_path):
     (tmp_path / "targets.csv").write_text("country,target\nFR,100\nUS,300\n")
     sign_in(page)
-    page.get_by_role("link", name="Sources").click()
+    page.get_by_role("link", name="Sources", exact=True).click()
     expect(page.get_by_role("heading", name="Sources", exact=True)).to_be_visible()
     expect(page.get_by_role("rowheader", name="warehouse")).to_be_visible()
     page.get_by_role("button", name="Add a source").click()
@@ -75,7 +75,7 @@ def test_a_password_is_set_or_not_set_and_never_comes_back(page, stack):
     page.get_by_label("Port").fill(str(server.get("port") or 5432))
     page.get_by_label("Database").fill("no_such_database")
     page.get_by_label("User").fill(server.get("user") or "postgres")
-    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Test connection").click()
     expect(page.get_by_test_id("connection-test")).to_have_text("The server has no such database.")
     page.get_by_label("Database").fill(server.get("dbname") or "postgres")
@@ -87,7 +87,7 @@ def test_a_password_is_set_or_not_set_and_never_comes_back(page, stack):
         expect(row.get_by_role("cell", name="set", exact=True)).to_be_visible()
         page.get_by_role("button", name="Edit pgcopy").click()
         expect(page.get_by_text("A password is set; leave empty to keep it.")).to_be_visible()
-        expect(page.get_by_label("Password")).to_have_value("")
+        expect(page.get_by_label("Password", exact=True)).to_have_value("")
         # The saved password tests the saved source.
         page.get_by_role("button", name="Test connection").click()
         expect(page.get_by_test_id("connection-test")).to_contain_text("Connection works")
@@ -106,7 +106,7 @@ def test_the_sources_screen_in_each_language_passes_axe(page, stack, language):
     email = f"sources-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language]).click()
+    page.get_by_role("link", name=TITLE[language], exact=True).click()
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     page.get_by_role("button", name={"en": "Add a source", "fr": "Ajouter une source", "es": "Añadir una fuente"}[
         language]).click()
@@ -121,6 +121,6 @@ def test_a_non_administrator_has_no_sources_link_and_the_api_refuses(page, stack
     from tests.workbench_ui.conftest import ANALYST
 
     sign_in(page, ANALYST)
-    expect(page.get_by_role("link", name="Sources")).to_have_count(0)
+    expect(page.get_by_role("link", name="Sources", exact=True)).to_have_count(0)
     page.goto("/admin/sources")
     expect(page.get_by_role("alert")).to_contain_text("Only administrators may do this.")

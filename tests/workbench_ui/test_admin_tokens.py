@@ -21,7 +21,7 @@ def _me(stack, secret: str) -> int:
 def test_a_person_creates_copies_uses_and_revokes_a_token_and_an_admin_sees_it(page, context, stack, browser):
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     sign_in(page, ANALYST)
-    page.get_by_role("link", name="API tokens").click()
+    page.get_by_role("link", name="API tokens", exact=True).click()
     expect(page.get_by_role("heading", name="API tokens", exact=True)).to_be_visible()
     page.get_by_label("Name").fill("weekly export")
     page.get_by_role("button", name="Create a token").last.click()
@@ -58,6 +58,6 @@ def test_the_tokens_screen_in_each_language_passes_axe(page, stack, language):
     email = f"tokens-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language]).click()
+    page.get_by_role("link", name=TITLE[language], exact=True).click()
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     check_accessibility(page, f"tokens ({language})")
