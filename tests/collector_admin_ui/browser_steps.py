@@ -5,12 +5,32 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import REPO_ROOT, free_port
 
 AXE = REPO_ROOT / "workbench_app" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def open_page(browser):
+    """Pages in new browser contexts, each in the language given (the module imports Chromium's
+    `browser` fixture from tests/tracker)."""
+    contexts = []
+
+    def make(locale: str = "en-GB"):
+        # CSP bypassed so that axe-core can be injected; it also means escaping alone, without the
+        # policy's help, must keep the XSS payloads inert (the headers are tested without a browser).
+        context = browser.new_context(locale=locale, bypass_csp=True)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
 
 
 def sign_in(page: Page, base_url: str, email: str = "owner@example.org", password: str = PASSWORD) -> None:

@@ -20,7 +20,8 @@ import requests
 from playwright.sync_api import expect
 
 from pipelines.admin import admin_users
-from tests.collector_admin_ui.browser_steps import PASSWORD, SnippetPage, create_site, expect_accessible, sign_in
+from tests.collector_admin_ui.browser_steps import (PASSWORD, SnippetPage, create_site, expect_accessible,  # noqa: F401
+                                                    open_page, sign_in)
 from tests.conftest import TEST_SECRET, clone_template, drop_database
 from tests.tracker.conftest import LAUNCH_ARGS, browser, chromium_path  # noqa: F401  (shared Chromium)
 from tests.tracker_e2e.conftest import RealCollector
@@ -39,23 +40,6 @@ def collector(pg_server_url, template_database):
     real.stop()
     shutil.rmtree(home, ignore_errors=True)
     drop_database(pg_server_url, url)
-
-
-@pytest.fixture
-def open_page(browser):  # noqa: F811
-    contexts = []
-
-    def make(locale: str = "en-GB"):
-        # CSP bypassed so that axe-core can be injected; it also means escaping alone, without the
-        # policy's help, must keep the XSS payloads inert (the headers are tested without a browser).
-        context = browser.new_context(locale=locale, bypass_csp=True)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 @pytest.fixture
