@@ -2,16 +2,36 @@
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import REPO_ROOT, clone_template, drop_database, free_port
+from tests.tracker_e2e.conftest import RealCollector
 
 AXE = REPO_ROOT / "workbench_app" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery"
+
+
+@contextmanager
+def running_collector(pg_server_url: str, template_database: str, prefix: str) -> Iterator[RealCollector]:
+    """The collector under gunicorn over a database of its own, removed afterwards."""
+    url = clone_template(pg_server_url, template_database, prefix=prefix)
+    home = Path(tempfile.mkdtemp(prefix="analytics-admin-ui-"))
+    real = RealCollector(url, home).start()
+    try:
+        yield real
+    finally:
+        real.stop()
+        shutil.rmtree(home, ignore_errors=True)
+        drop_database(pg_server_url, url)
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 
 import psycopg
 import pytest
 
 from pipelines.admin import admin_setup, admin_users
 from tests.collector_admin_ui.conftest import PASSWORD, Browser, csrf_of
+from tests.lock_race import second_attempt_while_locked
 
 FIELDS = {"email": "first@example.org", "password": PASSWORD, "locale": "fr"}
 REFUSED = {403: "This setup link does not work", 410: "The collector has an administrator already"}
@@ -151,42 +151,19 @@ def test_the_sign_in_page_points_to_the_setup_until_an_administrator_exists(app,
     assert hint not in app.test_client().get("/admin/sign-in").get_data(as_text=True)
 
 
-def waits_on_a_lock(conn, seconds: float = 30) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if conn.execute("select count(*) from pg_stat_activity where wait_event_type = 'Lock' "
-                        "and datname = current_database()").fetchone()[0]:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_two_concurrent_setups_create_one_administrator(database_url, db, token):
     """Two transactions racing on the same link: the row lock lets one through, the other finds the
     setup done."""
     first, second = psycopg.connect(database_url), psycopg.connect(database_url)
-    outcome: dict[str, object] = {}
     try:
         admin_setup.create_first_administrator(first, token, **FIELDS)  # holds the row lock, not committed
-
-        def race():
-            try:
-                admin_setup.create_first_administrator(second, token, **{**FIELDS, "email": "other@example.org"})
-                second.commit()
-                outcome["second"] = "created"
-            except Exception as exc:  # noqa: BLE001 - the refusal is what the test inspects
-                second.rollback()
-                outcome["second"] = getattr(exc, "code", repr(exc))
-
-        racer = threading.Thread(target=race)
-        racer.start()
-        assert waits_on_a_lock(db), "the second attempt must wait for the first one's lock"
-        first.commit()
-        racer.join(timeout=30)
+        outcome = second_attempt_while_locked(
+            db, first, second,
+            lambda conn: admin_setup.create_first_administrator(conn, token, **{**FIELDS, "email": "other@example.org"}))
     finally:
         first.close()
         second.close()
-    assert outcome["second"] == "setup_done"
+    assert outcome == "setup_done"
     assert administrators(db) == ["first@example.org"]
 
 

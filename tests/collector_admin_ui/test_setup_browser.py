@@ -4,19 +4,15 @@ administrator, land signed in; the spent and the forged link then get their page
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
-from pathlib import Path
 
 import psycopg
 import pytest
 from playwright.sync_api import expect
 
 from pipelines.admin import admin_setup
-from tests.collector_admin_ui.browser_steps import PASSWORD, expect_accessible, open_page  # noqa: F401
-from tests.conftest import clone_template, drop_database
+from tests.collector_admin_ui.browser_steps import (PASSWORD, expect_accessible, open_page,  # noqa: F401
+                                                    running_collector)
 from tests.tracker.conftest import LAUNCH_ARGS, browser, chromium_path  # noqa: F401  (shared Chromium)
-from tests.tracker_e2e.conftest import RealCollector
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,13 +35,8 @@ WORDS = {
 
 @pytest.fixture(scope="module")
 def collector(pg_server_url, template_database):
-    url = clone_template(pg_server_url, template_database, prefix="test_admin_setup")
-    home = Path(tempfile.mkdtemp(prefix="analytics-admin-setup-"))
-    real = RealCollector(url, home).start()
-    yield real
-    real.stop()
-    shutil.rmtree(home, ignore_errors=True)
-    drop_database(pg_server_url, url)
+    with running_collector(pg_server_url, template_database, "test_admin_setup") as real:
+        yield real
 
 
 @pytest.fixture
