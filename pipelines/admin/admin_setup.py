@@ -58,5 +58,5 @@ def create_first_administrator(conn: psycopg.Connection, token: Any, *, email: A
     user = admin_users.create_user(conn, email=email, password=password, is_administrator=True, locale=locale,
                                    actor=ACTOR)
     LINKS.spend(conn)
-    audit.record(conn, ACTOR, "admin_setup.completed", str(user["user_id"]), {"email": user["email"]})
+    audit.record(conn, ACTOR, "admin_user.setup_completed", str(user["user_id"]), {"email": user["email"]})
     return user

@@ -56,7 +56,7 @@ def test_the_link_opens_the_form_then_creates_a_signed_in_administrator(app, db,
     assert stored[0].startswith("$argon2id$") and stored[1] == "fr"
     assert db.execute("select count(*) from collect.admin_setup_link").fetchone()[0] == 0
     actions = [row for row in db.execute("select actor, action from collect.audit_log order by audit_id")]
-    assert actions[:2] == [("setup-link", "admin_user.created"), ("setup-link", "admin_setup.completed")]
+    assert actions[:2] == [("setup-link", "admin_user.created"), ("setup-link", "admin_user.setup_completed")]
     # The password typed is the account's: signing in with it works.
     assert Browser(app.test_client()).sign_in("first@example.org").status_code == 303
 
