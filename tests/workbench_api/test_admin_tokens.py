@@ -10,8 +10,9 @@ def test_administrators_see_and_revoke_everyones_tokens_people_only_their_own(ad
     assert own["secret"].startswith("wbt_")
     mine = ok(user.get("/tokens"))["tokens"]
     assert {t["name"] for t in mine} == {"sign-in", "report script"} and all("secret" not in t for t in mine)
-    assert user.get("/tokens/all").status_code == 403
-    everyone = ok(admin.get("/tokens/all"))["tokens"]
+    assert user.get("/tokens?all=true").status_code == 403
+    assert {t["name"] for t in ok(user.get("/tokens?all=false"))["tokens"]} == {"sign-in", "report script"}
+    everyone = ok(admin.get("/tokens?all=true"))["tokens"]
     script = next(t for t in everyone if t["name"] == "report script")
     assert script["owner_email"] == "analyst@example.org" and "secret_hash" not in script
     assert ok(admin.delete(f"/tokens/{script['token_id']}"))["state"] == "revoked"

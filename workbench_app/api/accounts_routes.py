@@ -1,7 +1,7 @@
 """Accounts: password sign-in for a token, the caller, users (administrators), API tokens."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, instance_settings, users
@@ -92,14 +92,11 @@ def set_attributes(user_id):
 
 @blueprint.get("/tokens")
 def list_tokens():
+    """The caller's tokens; with `all=true`, everyone's with their owner's e-mail (administrators)."""
     who = identity()
-    with services().transaction() as conn:
-        return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
-
-
-@blueprint.get("/tokens/all")
-def list_all_tokens():
-    """Everyone's tokens with their owner's e-mail address (administrators), without secrets."""
+    if check.query_choice(request.args, "all", ("true", "false")) != "true":
+        with services().transaction() as conn:
+            return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
     require_admin()
     with services().transaction() as conn:
         tokens = api_tokens.list_tokens(conn, None)

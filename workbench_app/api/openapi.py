@@ -222,7 +222,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
                       "state": {"enum": ["active", "revoked"]},
-                      "owner_email": {"type": ["string", "null"], "description": "GET /tokens/all only."}},
+                      "owner_email": {"type": ["string", "null"], "description": "GET /tokens?all=true only."}},
                      optional=("owner_email",)),
     "TokenList": _object({"tokens": {"type": "array", "items": _ref("Token")}}),
     "PasswordLink": _object({
@@ -323,12 +323,12 @@ def _paths() -> dict[str, Any]:
             _LINK_REFUSED, _JSON_ONLY)},
         "/users/{user_id}/attributes": {"put": op("Set a user's attributes", "accounts", params=("user_id",),
                                                   body=_body({"attributes": _ATTRIBUTES}, ("attributes",)))},
-        "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList")),
+        "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query={"all": {
+                        "type": "boolean", "description": "Administrators: everyone's tokens, with owner_email."}}),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
         "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
                       "patch": op("Update the settings", "settings", result=_ref("Settings"), body=_body(
                           {"default_locale": {"enum": ["en", "fr", "es"]}}))},
-        "/tokens/all": {"get": op("List everyones tokens", "tokens", result=_ref("TokenList"))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201,

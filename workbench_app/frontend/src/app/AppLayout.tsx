@@ -2,13 +2,11 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { api, data } from "../api/client";
-import { LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
+import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
 import { Button } from "../ui/Button";
 import { SelectField } from "../ui/SelectField";
 import styles from "./AppLayout.module.css";
 import { SESSION_KEY, useSession } from "./session";
-
-const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
 
 export function AppLayout() {
   const { t } = useTranslation();

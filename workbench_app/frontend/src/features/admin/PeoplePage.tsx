@@ -1,19 +1,18 @@
 // People (administrators): everyone with their role and state; invite a person (a one-time link
 // to set their password), then edit them in the panel below.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { api, ApiError, data } from "../../api/client";
 import { formatDateTime } from "../../i18n/i18n";
-import { LANGUAGES, type Language } from "../../i18n/catalogues";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
-import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { AccountFields, type AccountValues } from "./AccountFields";
 import styles from "./Admin.module.css";
 import { OneTimeSecret } from "./OneTimeSecret";
-import { LANGUAGE_NAMES, PEOPLE_KEY, PersonEditor } from "./PersonEditor";
+import { PEOPLE_KEY, PersonEditor } from "./PersonEditor";
 
 export default function PeoplePage() {
   const { t } = useTranslation();
@@ -64,12 +63,17 @@ function InviteForm({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [locale, setLocale] = useState<Language>("en");
-  const [isAdmin, setIsAdmin] = useState(false);
+  const [account, setAccount] = useState<AccountValues>({ displayName: "", locale: "en", isAdmin: false });
+  // New accounts start in the workbench's default language (Settings).
+  const settings = useQuery({ queryKey: ["admin", "settings"], queryFn: () => data(api.GET("/settings")) });
+  const defaultLocale = settings.data?.default_locale;
+  useEffect(() => {
+    if (defaultLocale) setAccount((current) => ({ ...current, locale: defaultLocale }));
+  }, [defaultLocale]);
   const invite = useMutation({
     mutationFn: async () => {
-      const user = await data(api.POST("/users", { body: { email: email.trim(), display_name: displayName, locale, is_admin: isAdmin } }));
+      const user = await data(api.POST("/users", { body: {
+        email: email.trim(), display_name: account.displayName, locale: account.locale, is_admin: account.isAdmin } }));
       const link = await data(api.POST("/users/{user_id}/password-link", {
         params: { path: { user_id: user.user_id } }, body: { purpose: "invite" } }));
       return window.location.origin + link.path;
@@ -98,13 +102,7 @@ function InviteForm({ onClose }: { onClose: () => void }) {
       <div className={styles.grid}>
         <TextField label={t("admin.people.email")} type="email" value={email} onChange={setEmail} required maxLength={400}
           error={field === "email" ? invite.error?.message : undefined} />
-        <TextField label={t("admin.people.displayName")} value={displayName} onChange={setDisplayName} maxLength={200} />
-        <SelectField label={t("admin.people.language")} value={locale} onChange={setLocale}
-          options={LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))} />
-        <label className={styles.check}>
-          <input type="checkbox" checked={isAdmin} onChange={(event) => setIsAdmin(event.target.checked)} />
-          {t("admin.people.administrator")}
-        </label>
+        <AccountFields values={account} onChange={setAccount} />
       </div>
       <ErrorMessage error={field ? null : invite.error} />
       <div className={styles.actions}>

@@ -5,18 +5,18 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
 import type { components } from "../../api/schema";
-import { LANGUAGES, type Language } from "../../i18n/catalogues";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
-import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { AccountFields, type AccountValues } from "./AccountFields";
 import styles from "./Admin.module.css";
 import { toAttributes, toRows, type AttributeRow } from "./attributes";
 import { OneTimeSecret } from "./OneTimeSecret";
 
 type User = components["schemas"]["User"];
-export const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
+type Group = components["schemas"]["GroupList"]["groups"][number];
+const GROUPS_KEY = ["admin", "groups"] as const;
 export const PEOPLE_KEY = ["admin", "people"] as const;
 
 export function PersonEditor({ userId, onClose }: { userId: number; onClose: () => void }) {
@@ -32,19 +32,18 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const path = { params: { path: { user_id: user.user_id } } };
-  const [displayName, setDisplayName] = useState(user.display_name ?? "");
-  const [locale, setLocale] = useState<Language>(user.locale ?? "en");
-  const [isAdmin, setIsAdmin] = useState(user.is_admin);
+  const [account, setAccount] = useState<AccountValues>({
+    displayName: user.display_name ?? "", locale: user.locale ?? "en", isAdmin: user.is_admin });
   const [rows, setRows] = useState<AttributeRow[]>(() => toRows(user.attributes ?? {}));
   const [link, setLink] = useState<string | null>(null);
   const [confirmDeactivate, setConfirmDeactivate] = useState(false);
   const [saved, setSaved] = useState(false);
-  const groups = useQuery({ queryKey: ["admin", "groups"], queryFn: async () => (await data(api.GET("/groups"))).groups });
+  const groups = useQuery({ queryKey: GROUPS_KEY, queryFn: async () => (await data(api.GET("/groups"))).groups });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: PEOPLE_KEY });
 
   const save = useMutation({
     mutationFn: async () => {
-      await data(api.PATCH("/users/{user_id}", { ...path, body: { display_name: displayName, locale, is_admin: isAdmin } }));
+      await data(api.PATCH("/users/{user_id}", { ...path, body: { display_name: account.displayName, locale: account.locale, is_admin: account.isAdmin } }));
       await data(api.PUT("/users/{user_id}/attributes", { ...path, body: { attributes: toAttributes(rows) } }));
     },
     onMutate: () => setSaved(false),
@@ -64,7 +63,12 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
       return member ? data(api.PUT("/groups/{group_id}/members/{user_id}", where))
         : data(api.DELETE("/groups/{group_id}/members/{user_id}", where));
     },
-    onSuccess: () => { void queryClient.invalidateQueries({ queryKey: ["admin", "groups"] }); refresh(); },
+    // Shown at once (a checkbox that waits for the server would seem not to take the click);
+    // the server's list replaces it when the change is done, or undoes it if refused.
+    onMutate: ({ groupId, member }) => queryClient.setQueryData(GROUPS_KEY, (old: Group[] | undefined) => old?.map((group) =>
+      group.group_id !== groupId ? group : {
+        ...group, members: member ? [...group.members, user.user_id] : group.members.filter((id) => id !== user.user_id) })),
+    onSettled: () => { void queryClient.invalidateQueries({ queryKey: GROUPS_KEY }); refresh(); },
   });
   const memberOf = new Set((groups.data ?? []).filter((g) => g.members.includes(user.user_id)).map((g) => g.group_id));
 
@@ -73,13 +77,7 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
       <h2 id="person-title">{user.email}</h2>
       <p>{user.is_active === false ? t("admin.people.inactive") : t("admin.people.active")}</p>
       <div className={styles.grid}>
-        <TextField label={t("admin.people.displayName")} value={displayName} onChange={setDisplayName} maxLength={200} />
-        <SelectField label={t("admin.people.language")} value={locale} onChange={setLocale}
-          options={LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))} />
-        <label className={styles.check}>
-          <input type="checkbox" checked={isAdmin} onChange={(event) => setIsAdmin(event.target.checked)} />
-          {t("admin.people.administrator")}
-        </label>
+        <AccountFields values={account} onChange={setAccount} />
       </div>
       <fieldset className={styles.attributes}>
         <legend>{t("admin.people.attributes")}</legend>

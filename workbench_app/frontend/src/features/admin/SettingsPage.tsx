@@ -3,12 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
-import { LANGUAGES, type Language } from "../../i18n/catalogues";
+import { LANGUAGE_NAMES, LANGUAGES, type Language } from "../../i18n/catalogues";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import styles from "./Admin.module.css";
-import { LANGUAGE_NAMES } from "./PersonEditor";
 
 const SETTINGS_KEY = ["admin", "settings"] as const;
 

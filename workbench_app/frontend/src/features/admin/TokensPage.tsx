@@ -25,7 +25,7 @@ export default function TokensPage() {
   const mine = useQuery({ queryKey: [...TOKENS_KEY, "mine"], queryFn: async () => (await data(api.GET("/tokens"))).tokens });
   const everyone = useQuery({
     queryKey: [...TOKENS_KEY, "all"], enabled: user.is_admin,
-    queryFn: async () => (await data(api.GET("/tokens/all"))).tokens,
+    queryFn: async () => (await data(api.GET("/tokens", { params: { query: { all: true } } }))).tokens,
   });
   const changed = () => void queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
   const create = useMutation({

@@ -1,11 +1,11 @@
 // The page of a one-time password link (an invitation or a reset from an administrator). The
 // token travels in the fragment, so it reaches no server log; the server checks it every time.
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { useLocation, useNavigate } from "react-router";
-import { api, ApiError, data, setCsrfToken } from "../../api/client";
-import { SESSION_KEY } from "../../app/session";
+import { useLocation } from "react-router";
+import { api, ApiError, data } from "../../api/client";
+import { useSessionOpening } from "../../app/session";
 import { pickLanguage } from "../../i18n/catalogues";
 import { useLanguage } from "../../i18n/i18n";
 import { Button } from "../../ui/Button";
@@ -16,11 +16,8 @@ import styles from "./SignInPage.module.css";
 export default function SetPasswordPage() {
   const { t } = useTranslation();
   const token = useLocation().hash.replace(/^#/, "");
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { open, error, busy } = useSessionOpening();
   useLanguage(pickLanguage(...navigator.languages));
   const link = useQuery({
     queryKey: ["password-link", token],
@@ -28,20 +25,9 @@ export default function SetPasswordPage() {
     retry: false,
   });
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await data(api.POST("/password-link", { body: { token, password } }));
-      setCsrfToken(session.csrf_token);
-      queryClient.setQueryData(SESSION_KEY, session);
-      void navigate("/", { replace: true });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    void open(() => data(api.POST("/password-link", { body: { token, password } })));
   }
 
   const field = error instanceof ApiError ? error.field : undefined;
