@@ -89,9 +89,18 @@ def update_user(conn: psycopg.Connection, actor: Identity, user_id: int, changes
         conn.execute(f"update users set {', '.join(assignments)} where user_id = %s", (*values, user_id))
         audit_log.record(conn, actor.user_id, actor.actor, "user.updated", str(user_id), audited)
     if audited.get("is_active") is False:
-        # Refused at their next request anyway (sessions and tokens check is_active); gone now.
+        # Refused at their next request anyway (sessions and tokens check is_active); gone now, and
+        # for good: reactivating the account later must not bring back a token or a session.
         conn.execute("delete from web_sessions where user_id = %s", (user_id,))
+        conn.execute("update api_tokens set revoked_at = now() where user_id = %s and revoked_at is null", (user_id,))
+        conn.execute("delete from password_links where user_id = %s", (user_id,))
     return get_user(conn, user_id)
+
+
+def set_password(conn: psycopg.Connection, user_id: int, password: str) -> None:
+    """Replace a password (the caller audits how it was allowed)."""
+    conn.execute("update users set password_hash = %s where user_id = %s",
+                 (passwords.hash_password(_check_password(password)), user_id))
 
 
 def update_profile(conn: psycopg.Connection, who: Identity, display_name: str | None,

@@ -8,10 +8,12 @@ from workbench_app.api import (
     content_routes,
     dashboards_routes,
     openapi,
+    password_link_routes,
     permissions_routes,
     query_routes,
     records_routes,
     session_routes,
+    settings_routes,
     setup_routes,
     sources_routes,
 )
@@ -27,7 +29,7 @@ def register_api(app: Flask) -> None:
     api.before_request(lambda: services().running_statements.start())
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
-                   dashboards_routes, records_routes):
+                   dashboards_routes, records_routes, password_link_routes, settings_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)

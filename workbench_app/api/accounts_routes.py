@@ -1,10 +1,10 @@
 """Accounts: password sign-in for a token, the caller, users (administrators), API tokens."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
-from workbench_app.accounts import api_tokens, users
+from workbench_app.accounts import api_tokens, instance_settings, users
 from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
 
 blueprint = Blueprint("accounts", __name__)
@@ -55,7 +55,7 @@ def create_user():
             password=check.text(body, "password", max_length=1000),
             display_name=check.text(body, "display_name", default=""),
             is_admin=check.boolean(body, "is_admin", default=False),
-            locale=check.one_of(body, "locale", ("en", "fr", "es"), default="en"))
+            locale=check.one_of(body, "locale", ("en", "fr", "es")) or instance_settings.default_locale(conn))
     return jsonify(user), 201
 
 
@@ -92,9 +92,16 @@ def set_attributes(user_id):
 
 @blueprint.get("/tokens")
 def list_tokens():
+    """The caller's tokens; with `all=true`, everyone's with their owner's e-mail (administrators)."""
     who = identity()
+    if check.query_choice(request.args, "all", ("true", "false")) != "true":
+        with services().transaction() as conn:
+            return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
+    require_admin()
     with services().transaction() as conn:
-        return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
+        tokens = api_tokens.list_tokens(conn, None)
+        emails = {user["user_id"]: user["email"] for user in users.list_users(conn)}
+    return jsonify({"tokens": [{**token, "owner_email": emails.get(token["user_id"])} for token in tokens]})
 
 
 @blueprint.post("/tokens")

@@ -20,9 +20,11 @@ from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.input_checks import body_object, single_query_value
 from workbench_app.services import WorkbenchServices
 
-# Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup.
+# Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup,
+# the one-time password links (their token is the credential).
 PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session",
-                    "api_v1.setup.read_setup", "api_v1.setup.complete_setup"}
+                    "api_v1.setup.read_setup", "api_v1.setup.complete_setup",
+                    "api_v1.password_links.check_password_link", "api_v1.password_links.use_password_link"}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 MAX_BODY_BYTES = 1_000_000
 

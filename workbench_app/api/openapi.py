@@ -137,6 +137,7 @@ def _setup(operation: dict[str, Any]) -> dict[str, Any]:
 _SLOWED_DOWN = ("429", "too_many_attempts: repeated failed sign-ins for this account or address; Retry-After "
                        "says how many seconds to wait")
 _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json")
+_LINK_REFUSED = ("403", "password_link_invalid: the link is wrong, used or expired, or its account is deactivated")
 
 
 _INT = {"type": "integer"}
@@ -187,6 +188,58 @@ _RESULT_SCHEMAS: dict[str, Any] = {
     "AuditEntry": _object({"entry_id": _INT, "at": _STAMP, "actor_id": _NULL_INT, "actor": _NULL_STR,
                            "action": _STR, "target": _NULL_STR, "details": {}}),
     "AuditList": _object({"entries": {"type": "array", "items": _ref("AuditEntry")}}),
+    "Source": _object({
+        "source_id": _INT, "name": _STR, "kind": {"enum": ["warehouse", "postgres", "mysql", "sqlite", "duckdb",
+                                                           "files", "couchdb", "snowflake"]},
+        "options": _OBJECT, "has_password": {"type": "boolean", "description": "The password is never sent back."},
+        "status": {"enum": ["attached", "unavailable"]}, "error": _NULL_STR,
+        "created_at": _STAMP, "updated_at": _STAMP}),
+    "UserList": _object({"users": {"type": "array", "items": _object({
+        "user_id": _INT, "email": _STR, "display_name": _STR, "is_admin": {"type": "boolean"},
+        "is_active": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}, "created_at": _STAMP,
+        "last_login_at": {"type": ["string", "null"], "format": "date-time"}})}}),
+    "GroupList": _object({"groups": {"type": "array", "items": _object({
+        "group_id": _INT, "name": _STR, "description": _STR, "created_at": _STAMP,
+        "members": {"type": "array", "items": _INT}})}}),
+    "Notice": _object({"code": _STR, "message": _STR, "details": _OBJECT}),
+    "RuleCheck": _object({
+        "valid": {"type": "boolean", "description": "false: the rule would grant nothing (see problems)."},
+        "columns": {"type": "array", "items": _STR},
+        "problems": {"type": "array", "items": _ref("Notice")},
+        "warnings": {"type": "array", "description": "quoted_placeholder: a {{user.<attribute>}} inside quotes "
+                                                     "compares with the literal text and matches nothing.",
+                     "items": _ref("Notice")}}),
+    "Preview": _object({
+        "result": {"oneOf": [_ref("Result"), {"type": "null"}]},
+        "refusal": {"oneOf": [_ref("Notice"), {"type": "null"}]},
+        "decisions": {"type": "array", "items": _object({"table": _STR, "grants": {"type": "array", "items": _object({
+            "group": _STR, "kind": {"enum": ["table_rule", "catalog"]}, "access": {"type": "boolean"},
+            "row_filter": _NULL_STR, "hidden_columns": {"type": "array", "items": _STR},
+            "masked_columns": {"type": "object", "additionalProperties": _STR}})}})}}),
+    "Settings": _object({
+        "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
+        "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
+            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}})}),
+    "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
+                      "last_used_at": {"type": ["string", "null"], "format": "date-time"},
+                      "revoked_at": {"type": ["string", "null"], "format": "date-time"},
+                      "state": {"enum": ["active", "revoked"]},
+                      "owner_email": {"type": ["string", "null"], "description": "GET /tokens?all=true only."}},
+                     optional=("owner_email",)),
+    "TokenList": _object({"tokens": {"type": "array", "items": _ref("Token")}}),
+    "PasswordLink": _object({
+        "path": {"type": "string", "description": "The link to give the person: /set-password#<token>."},
+        "token": _STR, "purpose": {"enum": ["invite", "reset"]}, "expires_at": _STAMP}),
+    "SourceList": _object({"sources": {"type": "array", "items": _ref("Source")}}),
+    "ConnectionTest": _object({
+        "ok": {"type": "boolean"},
+        "tables": {"type": "integer", "description": "Tables (or databases, files) the source shows."},
+        "error": {"type": "object", "required": ["code", "message", "details"],
+                  "description": "Why the source cannot be reached; details.reason is one of unreachable, "
+                                 "authentication_failed, database_not_found, path_not_found, unreadable, failed.",
+                  "properties": {"code": _STR, "message": _STR, "details": _object({"reason": {"enum": [
+                      "unreachable", "authentication_failed", "database_not_found", "path_not_found",
+                      "unreadable", "failed"]}})}}}, optional=("tables", "error")),
     "Suggestions": _object({"suggestions": {"type": "array", "items": _object(
         {"label": _STR, "kind": _STR, "detail": _NULL_STR})}}),
     "FormattedSql": _object({"sql": _STR}),
@@ -252,7 +305,7 @@ def _paths() -> dict[str, Any]:
         "/me": {"get": op("Get the caller", "accounts", result=_ref("User")),
                 "patch": op("Update my profile", "accounts", result=_ref("User"), body=_body(
                     {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},
-        "/users": {"get": op("List users", "accounts"),
+        "/users": {"get": op("List users", "accounts", result=_ref("UserList")),
                    "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=_body(
                        {"email": _STRING, "password": _STRING, "display_name": _TEXT,
                         "is_admin": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}}, ("email",)))},
@@ -261,12 +314,26 @@ def _paths() -> dict[str, Any]:
                                  {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]},
                                   "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
                                   "password": _STRING}))},
+        "/users/{user_id}/password-link": {"post": op(
+            "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
+            body=_body({"purpose": {"enum": ["invite", "reset"]}}, optional=True))},
+        "/password-link/check": {"post": _also(op(
+            "Check a password link", "accounts", public=True, result=_object({"email": _STR, "purpose": {
+                "enum": ["invite", "reset"]}}), body=_body({"token": _STRING}, ("token",))), _LINK_REFUSED, _JSON_ONLY)},
+        "/password-link": {"post": _also(op(
+            "Set a password with a link", "accounts", ok=201, public=True, result=_ref("Session"),
+            body=_body({"token": _STRING, "password": {**_STRING, "minLength": 10}}, ("token", "password"))),
+            _LINK_REFUSED, _JSON_ONLY)},
         "/users/{user_id}/attributes": {"put": op("Set a user's attributes", "accounts", params=("user_id",),
                                                   body=_body({"attributes": _ATTRIBUTES}, ("attributes",)))},
-        "/tokens": {"get": op("List my tokens", "tokens"),
+        "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query={"all": {
+                        "type": "boolean", "description": "Administrators: everyone's tokens, with owner_email."}}),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
+        "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
+                      "patch": op("Update the settings", "settings", result=_ref("Settings"), body=_body(
+                          {"default_locale": {"enum": ["en", "fr", "es"]}}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
-        "/groups": {"get": op("List groups", "permissions"),
+        "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201,
                                body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
         "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
@@ -281,13 +348,26 @@ def _paths() -> dict[str, Any]:
                                                              ("catalogs",)))},
         "/groups/{group_id}/rules": {"post": op("Set a table rule", "permissions", ok=201, params=("group_id",),
                                                 body=_RULE_BODY)},
+        "/rules/check": {"post": op("Check a table rule", "permissions", result=_ref("RuleCheck"), body=_body(
+            {"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "row_filter": {"type": ["string", "null"]}},
+            ("catalog", "schema", "table")))},
+        "/users/{user_id}/preview": {"post": op("View as a person", "permissions", params=("user_id",),
+                                                result=_ref("Preview"), body=_body({"sql": _STRING}, ("sql",)))},
         "/groups/{group_id}/rules/{rule_id}": {"delete": op("Delete a table rule", "permissions", ok=204,
                                                             params=("group_id", "rule_id"))},
-        "/sources": {"get": op("List sources", "sources"),
-                     "post": op("Connect a source", "sources", ok=201, body=_body(_SOURCE_BODY, ("name", "kind")))},
+        "/sources": {"get": op("List sources", "sources", result=_ref("SourceList")),
+                     "post": op("Connect a source", "sources", ok=201, result=_ref("Source"),
+                                body=_body(_SOURCE_BODY, ("name", "kind")))},
         "/sources/refresh": {"post": op("Refresh sources", "sources")},
-        "/sources/{source_id}": {"get": op("Get a source", "sources", params=("source_id",)),
-                                 "patch": op("Update a source", "sources", params=("source_id",), body=_body(
+        "/sources/test": {"post": op("Test a source before saving", "sources", result=_ref("ConnectionTest"),
+                                     body=_body({key: _SOURCE_BODY[key] for key in ("kind", "options", "password")},
+                                                ("kind",)))},
+        "/sources/{source_id}/test": {"post": op(
+            "Test a saved source", "sources", params=("source_id",), result=_ref("ConnectionTest"),
+            body=_body({"options": _SOURCE_OPTIONS, "password": _STRING}, optional=True))},
+        "/sources/{source_id}": {"get": op("Get a source", "sources", params=("source_id",), result=_ref("Source")),
+                                 "patch": op("Update a source", "sources", params=("source_id",),
+                                             result=_ref("Source"), body=_body(
                                      {"options": _SOURCE_OPTIONS, "password": _STRING,
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},

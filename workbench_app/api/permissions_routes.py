@@ -4,7 +4,10 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
-from workbench_app import permission_rules
+from workbench_app import permission_rules, preview_as, rule_check
+from workbench_app.accounts import users
+from workbench_app.accounts.identity import Identity
+from workbench_app.i18n import translate
 from workbench_app.accounts import groups
 from workbench_app.api.authentication import json_body, require_admin, services
 
@@ -92,7 +95,26 @@ def put_rule(group_id):
         saved = permission_rules.put_table_rule(conn, actor, check.path_id(group_id, "Group"), rule)
         engine = services().catalogs.current(conn)
     saved["problems"] = permission_rules.rule_problems_now(engine, saved)
+    saved["warnings"] = _answered(rule_check.quoted_placeholder_warnings(saved["row_filter"]))
     return jsonify(saved), 201
+
+
+def _answered(notes) -> list[dict]:
+    return [{**note.as_dict(), "message": translate(note.message)} for note in notes]
+
+
+@blueprint.post("/rules/check")
+def check_rule():
+    """Check a rule as it is typed: the row filter against the table's columns, quoted placeholders."""
+    require_admin()
+    body = json_body()
+    names = [check.text(body, key, required=True, allow_empty=False, max_length=128)
+             for key in ("catalog", "schema", "table")]
+    row_filter = check.text(body, "row_filter", max_length=4000, nullable=True)
+    with services().transaction() as conn:
+        engine = services().catalogs.current(conn)
+    verdict = rule_check.check_rule(engine, *names, row_filter)
+    return jsonify({**verdict, "problems": _answered(verdict["problems"]), "warnings": _answered(verdict["warnings"])})
 
 
 @blueprint.delete("/groups/<group_id>/rules/<rule_id>")
@@ -101,3 +123,15 @@ def delete_rule(group_id, rule_id):
     with services().transaction() as conn:
         permission_rules.delete_table_rule(conn, actor, check.path_id(group_id, "Group"), check.path_id(rule_id, "Rule"))
     return "", 204
+
+
+@blueprint.post("/users/<user_id>/preview")
+def preview_as_user(user_id):
+    """"View as": run a sample statement as this person; their rows, columns and deciding grants."""
+    actor = require_admin()
+    body = json_body()
+    sql = check.text(body, "sql", required=True, max_length=100_000)
+    with services().transaction() as conn:
+        person = users.get_user(conn, check.path_id(user_id, "User"))
+    who = Identity(person["user_id"], person["email"], person["is_admin"], locale=person["locale"])
+    return jsonify(preview_as.preview(services(), actor, who, sql))

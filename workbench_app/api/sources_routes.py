@@ -6,7 +6,8 @@ from flask import Blueprint, jsonify
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import json_body, require_admin, services
 from workbench_app.errors import invalid
-from workbench_app.sources import registry
+from workbench_app.i18n import translate
+from workbench_app.sources import connection_test, credentials, registry
 
 
 blueprint = Blueprint("sources", __name__)
@@ -90,3 +91,39 @@ def refresh_sources():
     with services().transaction() as conn:
         version = registry.refresh_sources(conn, actor)
     return jsonify({"version": version})
+
+
+def _tested(kind: str, name: str, options: dict, password: str | None):
+    outcome = connection_test.run_test(services().settings, name, kind, options, password)
+    if not outcome["ok"]:
+        error = outcome["error"]
+        outcome["error"] = {**error.as_dict(), "message": translate(error.message)}
+    return jsonify(outcome)
+
+
+@blueprint.post("/sources/test")
+def test_new_source():
+    """Reach a source as the form describes it, before saving; nothing is stored."""
+    require_admin()
+    body = json_body()
+    kind = check.one_of(body, "kind", registry.KINDS, required=True)
+    options = registry.check_options(kind, check.mapping(body, "options"))
+    password = _password(body)
+    registry.check_password_kind(kind, password)
+    return _tested(kind, "probe", options, password)
+
+
+@blueprint.post(SOURCE + "/test")
+def test_saved_source(source_id):
+    """Reach a saved source, with changed options or a new password if the form has them (not saved)."""
+    require_admin()
+    body = json_body(optional=True)
+    options = check.mapping(body, "options")
+    password = _password(body)
+    with services().transaction() as conn:
+        source = registry.stored_source(conn, check.path_id(source_id, "Source"))
+    registry.check_password_kind(source["kind"], password)
+    merged = registry.check_options(source["kind"], {**source["options"], **options})
+    if password is None and source["sealed_secret"]:
+        password = credentials.unseal_password(services().settings, source["source_id"], source["sealed_secret"])
+    return _tested(source["kind"], source["name"], merged, password)

@@ -45,11 +45,11 @@ class CouchCatalog:
         except requests.Timeout:
             raise SourceTimeout("the server did not answer in time") from None
         except requests.RequestException:
-            raise SourceUnavailable("the server is unreachable") from None
+            raise SourceUnavailable("the server is unreachable", "unreachable") from None
         if response.status_code in (401, 403):
-            raise SourceUnavailable("authentication failed (user or password refused)")
+            raise SourceUnavailable("authentication failed (user or password refused)", "authentication_failed")
         if response.status_code == 404:
-            raise SourceUnavailable("no such database on the server")
+            raise SourceUnavailable("no such database on the server", "database_not_found")
         if response.status_code >= 400:
             raise SourceUnavailable(f"the server answered {response.status_code}")
         try:
@@ -64,7 +64,7 @@ class CouchCatalog:
         if self.databases is not None:
             missing = [name for name in self.databases if name not in listed]
             if missing:
-                raise SourceUnavailable(f"no such database: {', '.join(missing)}")
+                raise SourceUnavailable(f"no such database: {', '.join(missing)}", "database_not_found")
             return list(self.databases)
         # System databases (_users, _replicator) hold no analytics data.
         return [name for name in listed if isinstance(name, str) and not name.startswith("_")][:MAX_DATABASES]

@@ -78,7 +78,7 @@ SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files", "couchdb", "sn
 # Sources read through Python and handed to DuckDB as Arrow per statement (external_tables.py).
 EXTERNAL_KINDS = ("couchdb", "snowflake")
 # Readers of a "files" source (a folder of CSV/Parquet/JSON files), by extension.
-_FILE_READERS = {
+FILE_READERS = {
     ".csv": "read_csv",
     ".tsv": "read_csv",
     ".parquet": "read_parquet",
@@ -278,18 +278,22 @@ def _sql_string(value: str) -> str:
 
 def _open_external(source: CatalogSource) -> ExternalCatalog:
     """Connect to a CouchDB or Snowflake source and read its tables (EngineError with the reason)."""
-    options = json.loads(source.target)
     try:
-        if source.kind == "couchdb":
-            return CouchCatalog(**options)
-        from workbench_app.engine.snowflake_catalog import SnowflakeCatalog  # the connector is slow to import
-
-        key_path = options.pop("private_key_path", None)
-        if key_path:
-            options["private_key"] = _private_key(key_path)
-        return SnowflakeCatalog(**options)
+        return open_external_catalog(source.kind, json.loads(source.target))
     except SourceUnavailable as error:
         raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}): {error}.") from None
+
+
+def open_external_catalog(kind: str, options: dict) -> ExternalCatalog:
+    """A CouchDB or Snowflake catalog with its tables read (SourceUnavailable with the reason)."""
+    if kind == "couchdb":
+        return CouchCatalog(**options)
+    from workbench_app.engine.snowflake_catalog import SnowflakeCatalog  # the connector is slow to import
+
+    key_path = options.pop("private_key_path", None)
+    if key_path:
+        options["private_key"] = _private_key(key_path)
+    return SnowflakeCatalog(**options)
 
 
 def _private_key(path: str):
@@ -324,7 +328,7 @@ def _attach_folder(connection: duckdb.DuckDBPyConnection, source: CatalogSource)
     connection.execute(f'ATTACH \':memory:\' AS "{source.name}"')
     taken: set[str] = set()
     for path in sorted(folder.iterdir()):
-        reader = _FILE_READERS.get(path.suffix.lower())
+        reader = FILE_READERS.get(path.suffix.lower())
         if reader is None or not path.is_file():
             continue
         table = re.sub(r"[^a-z0-9_]+", "_", path.stem.lower()).strip("_") or "file"

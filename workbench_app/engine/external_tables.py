@@ -47,11 +47,21 @@ _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOU
 
 
 class SourceUnavailable(Exception):
-    """The source could not be reached or refused us: the message says why, for people."""
+    """The source could not be reached or refused us: the message says why, for people.
+
+    `reason` sorts it for a connection test: unreachable, authentication_failed,
+    database_not_found, or failed (anything else)."""
+
+    def __init__(self, message: str, reason: str = "failed"):
+        super().__init__(message)
+        self.reason = reason
 
 
 class SourceTimeout(SourceUnavailable):
     """The source did not answer within the statement's time limit."""
+
+    def __init__(self, message: str, reason: str = "unreachable"):
+        super().__init__(message, reason)
 
 
 @dataclass(frozen=True)

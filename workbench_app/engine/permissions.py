@@ -321,6 +321,21 @@ def _rule_expression(text: str, column_names: tuple[str, ...], unchecked: set[st
     return expression
 
 
+def check_rule_expression(text: str, column_names: tuple[str, ...]) -> None:
+    """Refuse (EngineError) a rule expression the engine would not use on a table with these columns."""
+    _rule_expression(text, tuple(name.lower() for name in column_names), None)
+
+
+def unknown_columns(text: str, column_names: tuple[str, ...]) -> list[str]:
+    """The column names a rule expression uses that the table lacks (for the administration screen)."""
+    try:
+        tree = parse_expression(_USER_ATTRIBUTE.sub(lambda m: f" $wbattr_{m.group(1)} ", text))
+    except Exception:  # noqa: BLE001 - a syntax error is reported by check_rule_expression
+        return []
+    known = {name.lower() for name in column_names}
+    return sorted({node.name for node in tree.find_all(exp.Column) if node.name.lower() not in known})
+
+
 def record_expression_checks(checked: Mapping[str, ParseFacts]) -> bool:
     """Keep DuckDB's verdict on rule expression templates; True when one of them is refused."""
     refused = False

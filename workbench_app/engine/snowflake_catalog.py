@@ -66,9 +66,9 @@ class SnowflakeCatalog:
         try:
             return snowflake.connector.connect(**self.params)
         except snowflake_errors.DatabaseError as error:
-            raise SourceUnavailable(_reason(error)) from None
+            raise SourceUnavailable(*_reason(error)) from None
         except Exception:  # noqa: BLE001 - the connector raises many kinds on a bad network
-            raise SourceUnavailable("the server is unreachable") from None
+            raise SourceUnavailable("the server is unreachable", "unreachable") from None
 
     def _query(self, sql: str, params: dict[str, Any] | None, timeout: float) -> pa.Table:
         from snowflake.connector import errors as snowflake_errors
@@ -86,7 +86,7 @@ class SnowflakeCatalog:
             connection.close()
             if time.monotonic() - started >= timeout:
                 raise SourceTimeout("the query did not finish in time") from None
-            raise SourceUnavailable(_reason(error)) from None
+            raise SourceUnavailable(*_reason(error)) from None
         if self._idle.qsize() < _POOL_SIZE:
             self._idle.put(connection)
         else:
@@ -136,16 +136,16 @@ class SnowflakeCatalog:
             self._idle.get_nowait().close()
 
 
-def _reason(error: Exception) -> str:
-    """Why the connector failed, in words for people (never the connection parameters)."""
+def _reason(error: Exception) -> tuple[str, str]:
+    """Why the connector failed, in words for people (never the connection parameters), and its kind."""
     from snowflake.connector import errors as snowflake_errors
 
     errno = getattr(error, "errno", None)
     text = str(getattr(error, "msg", "") or error)
     if errno in (390100, 390144, 390318, 394304) or re.search(r"incorrect username or password|authenticat", text, re.I):
-        return "authentication failed (user, password or key refused)"
+        return "authentication failed (user, password or key refused)", "authentication_failed"
     if re.search(r"does not exist|not authorized", text, re.I):
-        return "no such database or schema (or no access to it)"
+        return "no such database or schema (or no access to it)", "database_not_found"
     if isinstance(error, snowflake_errors.OperationalError) or re.search(r"timeout|timed out|connect", text, re.I):
-        return "the server is unreachable or did not answer in time"
-    return "the source refused the query"
+        return "the server is unreachable or did not answer in time", "unreachable"
+    return "the source refused the query", "failed"

@@ -42,6 +42,8 @@ _ALLOWED_NODES: tuple[type[exp.Expression], ...] = (
     exp.Exists, exp.IgnoreNulls, exp.RespectNulls, exp.HavingMax, exp.RawString, exp.ByteString,
     exp.JSONPath, exp.JSONPathPart, exp.WithinGroup, exp.AtTimeZone, exp.LimitOptions,
     exp.Comprehension,
+    # The key/value pairs of json_object(...), an allowed function.
+    exp.JSONKeyValue,
 )
 _ALLOWED_BASES: tuple[type[exp.Expression], ...] = (exp.Func, exp.Binary, exp.Unary, exp.Predicate)
 
@@ -79,9 +81,40 @@ def _check_node(node: exp.Expression, parameters: set[str]) -> None:
             raise EngineError(FUNCTION_NOT_ALLOWED, f"Function {str(node.name)!r} is not allowed.")
         return
     if not _allowed_kind(type(node)):
-        raise EngineError(
-            STATEMENT_NOT_ALLOWED, f"This part of the statement is not allowed ({node.key.upper()})."
-        )
+        raise EngineError(STATEMENT_NOT_ALLOWED, f"{written_construct(node)} is not allowed in a statement.")
+
+
+# Constructs whose sqlglot rendering would not read as what the person wrote.
+_WRITTEN = {exp.Lock: "FOR UPDATE / FOR SHARE", exp.Into: "SELECT ... INTO"}
+_MAX_CONSTRUCT = 60
+
+
+def written_construct(node: exp.Expression) -> str:
+    """The refused construct as the person wrote it (never the parser's class name): the call it
+    sits in, `json_object(...)`, else its SQL, shortened. Only the person's own statement is
+    checked here (before any rule is added), so this echoes nothing they may not see."""
+    for kind, words in _WRITTEN.items():
+        if isinstance(node, kind):
+            return words
+    call = node if isinstance(node, exp.Func) else node.find_ancestor(exp.Func)
+    if call is not None:
+        name = str(call.name) if isinstance(call, exp.Anonymous) else call.sql_name()
+        return f"{name.lower()}(...)"
+    return _clipped(_sql(node), node.key.upper())
+
+
+def _sql(node) -> str:
+    try:
+        return node.sql(dialect="duckdb") if isinstance(node, exp.Expression) else str(node)
+    except Exception:  # noqa: BLE001 - a node sqlglot cannot render: fall back to its kind
+        return ""
+
+
+def _clipped(text: str, fallback: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return fallback
+    return text if len(text) <= _MAX_CONSTRUCT else text[:_MAX_CONSTRUCT - 1] + "…"
 
 
 _ALLOWED_KINDS: dict[type, bool] = {}
@@ -100,7 +133,7 @@ def _check_table(table: exp.Table) -> None:
     for arg, value in table.args.items():
         if value in (None, [], False) or arg in _TABLE_ARGS:
             continue
-        raise EngineError(STATEMENT_NOT_ALLOWED, f"{arg.upper()} on a table is not allowed.")
+        raise EngineError(STATEMENT_NOT_ALLOWED, f"{_clipped(_sql(value), arg.upper())} on a table is not allowed.")
     target = table.this
     if isinstance(target, exp.Func) and (table.args.get("db") or table.args.get("catalog")):
         # warehouse.main.range(...) could be a table macro stored in an attached database.

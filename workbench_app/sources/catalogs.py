@@ -28,8 +28,10 @@ def schema_allow_list(kind: str, options: dict[str, Any]) -> tuple[str, ...] | N
 def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
     """The CatalogSource for a stored source row (raises on an unreadable secret or folder)."""
     options, kind, name = source["options"], source["kind"], source["name"]
-    password = (credentials.unseal_password(settings, source["source_id"], source["sealed_secret"])
-                if source.get("sealed_secret") else None)
+    # A connection test passes the password typed (not saved yet) as `password`.
+    password = source.get("password") or (
+        credentials.unseal_password(settings, source["source_id"], source["sealed_secret"])
+        if source.get("sealed_secret") else None)
     schemas = schema_allow_list(kind, options)
     if kind == "warehouse":
         # Read only through the read-only role, whose password is derived from the server secret.

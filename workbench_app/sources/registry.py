@@ -141,14 +141,28 @@ def stored_sources(conn: psycopg.Connection) -> list[dict[str, Any]]:
         return cur.execute("select source_id, name, kind, options, sealed_secret from sources order by source_id").fetchall()
 
 
+def stored_source(conn: psycopg.Connection, source_id: int) -> dict[str, Any]:
+    """One source with its sealed secret (for a connection test; never returned to a client)."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        source = cur.execute("select source_id, name, kind, options, sealed_secret from sources where source_id = %s",
+                             (source_id,)).fetchone()
+    if source is None:
+        raise not_found("Source")
+    return source
+
+
+def check_password_kind(kind: str, password: str | None) -> None:
+    if password is not None and kind not in WITH_PASSWORD:
+        raise invalid(f"A {kind} source takes no password.", field="password")
+
+
 def create_source(conn: psycopg.Connection, settings: Settings, actor: Identity, *, name: str, kind: str,
                   options: dict[str, Any], password: str | None) -> dict[str, Any]:
     name = _check_name(name)
     if kind not in KINDS:
         raise invalid(f"kind must be one of {', '.join(KINDS)}.", field="kind")
     options = check_options(kind, options)
-    if password is not None and kind not in WITH_PASSWORD:
-        raise invalid(f"A {kind} source takes no password.", field="password")
+    check_password_kind(kind, password)
     if conn.execute("select 1 from sources where lower(name) = lower(%s)", (name,)).fetchone():
         raise conflict("A source with this name exists already.", field="name")
     source_id = conn.execute("insert into sources (name, kind, options, created_by) values (%s, %s, %s, %s) "
@@ -172,8 +186,7 @@ def update_source(conn: psycopg.Connection, settings: Settings, actor: Identity,
                      (Jsonb(merged), source_id))
         changes["options"] = merged
     if password is not None or clear_password:
-        if source["kind"] not in WITH_PASSWORD:
-            raise invalid(f"A {source['kind']} source takes no password.", field="password")
+        check_password_kind(source["kind"], password if password is not None else "")
         sealed = credentials.seal_password(settings, source_id, password) if password else None
         conn.execute("update sources set sealed_secret = %s, updated_at = now() where source_id = %s",
                      (sealed, source_id))

@@ -16,6 +16,12 @@ const DataPage = lazy(() => import("../features/data/DataPage"));
 const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
 const AuditPage = lazy(() => import("../features/history/AuditPage"));
 const SetupPage = lazy(() => import("../features/setup/SetupPage"));
+const AdminSourcesPage = lazy(() => import("../features/admin/SourcesPage"));
+const AdminPeoplePage = lazy(() => import("../features/admin/PeoplePage"));
+const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
+const TokensPage = lazy(() => import("../features/admin/TokensPage"));
+const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
+const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -40,6 +46,7 @@ export function App() {
           <Routes>
             <Route path="/sign-in" element={<SignInPage />} />
             <Route path="/setup" element={<SetupPage />} />
+            <Route path="/set-password" element={<SetPasswordPage />} />
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
               <Route index element={<BrowsePage />} />
               <Route path="browse/:folderId" element={<BrowsePage />} />
@@ -49,6 +56,11 @@ export function App() {
               <Route path="data" element={<DataPage />} />
               <Route path="history" element={<HistoryPage />} />
               <Route path="audit" element={<AuditPage />} />
+              <Route path="admin/sources" element={<AdminSourcesPage />} />
+              <Route path="admin/people" element={<AdminPeoplePage />} />
+              <Route path="admin/groups" element={<AdminGroupsPage />} />
+              <Route path="tokens" element={<TokensPage />} />
+              <Route path="admin/settings" element={<AdminSettingsPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

@@ -2,13 +2,11 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { api, data } from "../api/client";
-import { LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
+import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
 import { Button } from "../ui/Button";
 import { SelectField } from "../ui/SelectField";
 import styles from "./AppLayout.module.css";
 import { SESSION_KEY, useSession } from "./session";
-
-const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
 
 export function AppLayout() {
   const { t } = useTranslation();
@@ -21,7 +19,11 @@ export function AppLayout() {
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },
+    { to: "/tokens", label: t("nav.tokens") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
+    ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
+      { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") },
+      { to: "/admin/settings", label: t("nav.settings") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {

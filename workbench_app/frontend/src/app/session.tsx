@@ -1,7 +1,7 @@
 // The signed-in person: read from GET /session, opened by the sign-in page, ended by sign-out or
 // by any answer saying the session has ended (then the app returns to sign-in, and back after).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { createContext, useContext, useEffect, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { api, ApiError, data, setCsrfToken, whenSessionEnds } from "../api/client";
 import type { components } from "../api/schema";
@@ -79,4 +79,32 @@ export function useSession(): SessionValue {
   const value = useContext(SessionContext);
   if (!value) throw new Error("useSession outside RequireSession");
   return value;
+}
+
+/**
+ * The submit of a page that opens a session (setup link, password link): busy and the refusal
+ * while `open` runs its call, then the session kept and the app shown at "/".
+ */
+export function useSessionOpening() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function open(call: () => Promise<SessionAnswer>) {
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await call();
+      setCsrfToken(session.csrf_token);
+      queryClient.setQueryData(SESSION_KEY, session);
+      void navigate("/", { replace: true });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return { open, error, busy };
 }

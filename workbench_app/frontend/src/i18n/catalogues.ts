@@ -4,6 +4,8 @@ const files = import.meta.glob<Record<string, string>>("./locales/*/*.json", { e
 
 export const LANGUAGES = ["en", "fr", "es"] as const;
 export type Language = (typeof LANGUAGES)[number];
+/** Each language in its own words, as the language menus show it. */
+export const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
 export type Catalogue = Record<string, string>;
 
 function collect(language: Language): Catalogue {

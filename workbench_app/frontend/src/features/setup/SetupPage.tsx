@@ -1,12 +1,12 @@
 // First-run setup: while the workbench has no administrator, the one-time link that
 // `analytics up` prints opens this page to create one (the server checks the link every time).
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useNavigate, useSearchParams } from "react-router";
-import { api, ApiError, data, setCsrfToken } from "../../api/client";
-import { SESSION_KEY } from "../../app/session";
-import { LANGUAGES, pickLanguage, type Language } from "../../i18n/catalogues";
+import { Link, useSearchParams } from "react-router";
+import { api, ApiError, data } from "../../api/client";
+import { useSessionOpening } from "../../app/session";
+import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from "../../i18n/catalogues";
 import { useLanguage } from "../../i18n/i18n";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
@@ -14,20 +14,15 @@ import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "../sign-in/SignInPage.module.css";
 
-const LANGUAGE_NAMES: Record<Language, string> = { en: "English", fr: "Français", es: "Español" };
-
 export default function SetupPage() {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const token = params.get("token") ?? "";
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
   const [locale, setLocale] = useState<Language>(pickLanguage(...navigator.languages));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { open, error, busy } = useSessionOpening();
   useLanguage(locale);
   const link = useQuery({
     queryKey: ["setup", token],
@@ -36,20 +31,9 @@ export default function SetupPage() {
   });
   const refusal = link.error instanceof ApiError ? link.error : null;
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await data(api.POST("/setup", { body: { token, email, password, display_name: name, locale } }));
-      setCsrfToken(session.csrf_token);
-      queryClient.setQueryData(SESSION_KEY, session);
-      void navigate("/", { replace: true });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    void open(() => data(api.POST("/setup", { body: { token, email, password, display_name: name, locale } })));
   }
 
   const field = error instanceof ApiError ? error.field : undefined;

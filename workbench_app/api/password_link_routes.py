@@ -1,0 +1,45 @@
+"""One-time password links: an administrator issues one (invitation or reset); the person, with
+only the link's token, reads whose it is and sets a password, which signs them in."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from workbench_app import input_checks as check
+from workbench_app.accounts import password_links
+from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.api.session_routes import open_browser_session, require_json
+
+blueprint = Blueprint("password_links", __name__)
+
+
+@blueprint.post("/users/<user_id>/password-link")
+def issue_password_link(user_id):
+    actor = require_admin()
+    body = json_body(optional=True)
+    purpose = check.one_of(body, "purpose", password_links.PURPOSES, default="reset")
+    with services().transaction() as conn:
+        link = password_links.issue(conn, actor, check.path_id(user_id, "User"), purpose)
+    return jsonify(link), 201
+
+
+@blueprint.post("/password-link/check")
+def check_password_link():
+    """Whose link this is (the page greets them by e-mail address) — public, the token is the credential."""
+    require_json()
+    body = json_body()
+    with services().transaction() as conn:
+        link = password_links.check(conn, body.get("token"))
+    return jsonify({"email": link["email"], "purpose": link["purpose"]})
+
+
+@blueprint.post("/password-link")
+def use_password_link():
+    require_json()
+    body = json_body()
+    token = body.get("token")
+    with services().transaction() as conn:
+        # The link first: without it, nothing about the form is revealed.
+        password_links.check(conn, token)
+        user_id = password_links.set_password(conn, token, check.text(body, "password", required=True,
+                                                                       max_length=1000))
+    return open_browser_session(user_id)

@@ -1,0 +1,26 @@
+"""The workbench's settings (administrators)."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from workbench_app import input_checks as check
+from workbench_app.accounts import instance_settings
+from workbench_app.api.authentication import json_body, require_admin, services
+
+blueprint = Blueprint("settings", __name__)
+
+
+@blueprint.get("/settings")
+def read_settings():
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify(instance_settings.read(conn))
+
+
+@blueprint.patch("/settings")
+def update_settings():
+    actor = require_admin()
+    body = json_body()
+    locale = check.one_of(body, "default_locale", instance_settings.LOCALES)
+    with services().transaction() as conn:
+        return jsonify(instance_settings.update(conn, actor, locale))
