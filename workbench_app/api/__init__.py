@@ -16,6 +16,7 @@ from workbench_app.api import (
     sources_routes,
 )
 from workbench_app.api.authentication import authenticate_request
+from workbench_app.assistant import routes as assistant_routes
 from workbench_app.api.errors import register_error_handlers
 
 PREFIX = "/api/v1"
@@ -25,7 +26,7 @@ def register_api(app: Flask) -> None:
     api = Blueprint("api_v1", __name__, url_prefix=PREFIX)
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
-                   dashboards_routes, records_routes):
+                   dashboards_routes, records_routes, assistant_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)
