@@ -16,6 +16,8 @@ const DataPage = lazy(() => import("../features/data/DataPage"));
 const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
 const AuditPage = lazy(() => import("../features/history/AuditPage"));
 const SetupPage = lazy(() => import("../features/setup/SetupPage"));
+const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
+const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -49,6 +51,9 @@ export function App() {
               <Route path="data" element={<DataPage />} />
               <Route path="history" element={<HistoryPage />} />
               <Route path="audit" element={<AuditPage />} />
+              <Route path="assistant" element={<AssistantPage />} />
+              <Route path="assistant/:conversationId" element={<AssistantPage />} />
+              <Route path="settings/assistant" element={<AssistantSettingsPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

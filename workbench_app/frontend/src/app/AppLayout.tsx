@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { api, data } from "../api/client";
+import { useAssistantStatus } from "../features/assistant/useAssistantStatus";
 import { LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
 import { Button } from "../ui/Button";
 import { SelectField } from "../ui/SelectField";
@@ -15,6 +16,7 @@ export function AppLayout() {
   const { user, signOut } = useSession();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const assistant = useAssistantStatus();
   const links = [
     { to: "/", label: t("nav.browse"), end: true },
     { to: "/question/new", label: t("nav.newQuestion") },
@@ -22,6 +24,9 @@ export function AppLayout() {
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
+    // The assistant appears once a provider is configured; administrators can always reach its settings.
+    ...(assistant.data?.enabled ? [{ to: "/assistant", label: t("nav.assistant") }] : []),
+    ...(user.is_admin ? [{ to: "/settings/assistant", label: t("nav.assistantSettings") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {
