@@ -261,3 +261,18 @@ def test_large_results_are_capped_before_they_reach_the_provider(admin, configur
     sent = configured.received[1]["body"]["messages"][-1]["content"]
     assert len(sent) <= 700 and json.loads(sent)["rows"] == [[0, "x" * 50], [1, "x" * 50], [2, "x" * 50]]
     assert "first 3 rows" in sent
+
+
+def test_a_statement_the_askers_rights_refuse_is_told_to_the_model_and_recorded(admin, analyst, configured):
+    _, token = analyst
+    user = Api(admin.client, token)
+    ok(user.patch("/me", {"locale": "es"}))
+    configured.script({"tool_calls": [{"name": "run_sql", "arguments": {"sql": "SELECT * FROM modeled.page_views"}}]},
+                      {"text": "No puedo leer esa tabla."})
+    answer = ok(ask(user, new_conversation(user), "Todo", stream=False), 201)
+    tool = answer["tools"][0]
+    assert tool["error"]["code"] == "table_not_found" and tool["artifact"]["error"]["message"] == tool["error"]["message"]
+    told = json.loads(configured.received[1]["body"]["messages"][-1]["content"])
+    assert told["error"]["code"] == "table_not_found"
+    history = ok(user.get("/history?origin=assistant"))["queries"]
+    assert [(q["status"], q["error_code"]) for q in history] == [("refused", "table_not_found")]

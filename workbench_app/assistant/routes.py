@@ -115,7 +115,11 @@ def _translated(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     if kind in ("notice", "error"):
         return {**data, "message": translate(data["message"])}
     if kind == "tool" and data.get("error"):
-        return {**data, "error": {**data["error"], "message": translate(data["error"]["message"])}}
+        artifact = data.get("artifact")
+        if artifact and artifact.get("error"):
+            artifact = {**artifact, "error": {**artifact["error"], "message": translate(artifact["error"]["message"])}}
+        return {**data, "artifact": artifact,
+                "error": {**data["error"], "message": translate(data["error"]["message"])}}
     if kind == "done":
         return {"message": _shown(data["message"])}
     return data
