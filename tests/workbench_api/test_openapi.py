@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
@@ -128,6 +129,8 @@ def _no_network_sources(document: dict) -> None:
     kinds["properties"]["kind"] = {"enum": ["sqlite", "duckdb", "files"]}
 
 
+# Every operation through every phase: about six minutes on a loaded 2-CPU machine.
+@pytest.mark.timeout(900)
 def test_every_phase_and_every_check_on_throwaway_data(app, admin, monkeypatch):
     from workbench_app.api import openapi
 
