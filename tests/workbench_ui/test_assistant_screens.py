@@ -47,6 +47,25 @@ def test_the_assistant_is_off_until_configured_and_its_settings_screen_passes_ax
     page.goto("/assistant")
     expect(page.get_by_text(texts("en")["assistant.off"])).to_be_visible()
 
+    # Configured through the screen: the key is write-only, the Assistant entry appears.
+    fake = ScriptedChatProvider().start()
+    try:
+        page.get_by_role("link", name="Configure a provider").click()
+        page.get_by_label("Base URL").fill(fake.base_url)
+        page.get_by_label("Model").fill("scripted")
+        page.get_by_label("API key").fill("sk-from-the-screen")
+        page.get_by_role("button", name="Save", exact=True).click()
+        expect(page.get_by_text("Settings saved.")).to_be_visible()
+        expect(page.get_by_text("A key is set (sealed on the server).", exact=False)).to_be_visible()
+        expect(page.get_by_label("API key")).to_have_value("")
+        described = stack.ok("GET", "/assistant/provider")
+        assert described["enabled"] and described["api_key_set"] and described["model"] == "scripted"
+        page.reload()
+        expect(navigation.get_by_role("link", name="Assistant", exact=True)).to_be_visible()
+    finally:
+        stack.ok("DELETE", "/assistant/provider")
+        fake.stop()
+
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_chart_answer_streams_as_text_and_draws_with_the_chart_component(page, stack, provider, language):
