@@ -5,6 +5,7 @@ import { useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import { Button } from "../../ui/Button";
+import { ErrorMessage } from "../../ui/ErrorMessage";
 import { sortRows, toCsv, toTsv, type SortDirection } from "./csv";
 import styles from "./ResultTable.module.css";
 import { resultColumns, type Result } from "./types";
@@ -18,8 +19,18 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
-export function ResultTable({ result, fileName = "result" }: { result: Result; fileName?: string }) {
+interface Props {
+  result: Result;
+  fileName?: string;
+  /** The whole result as CSV from the server (its export bound, under the person's rights); without
+   *  it, the download holds the rows this page received. */
+  fetchCsv?: () => Promise<Blob>;
+}
+
+export function ResultTable({ result, fileName = "result", fetchCsv }: Props) {
   const { t, i18n } = useTranslation();
+  const [downloading, setDownloading] = useState(false);
+  const [downloadError, setDownloadError] = useState<unknown>(null);
   const columns = resultColumns(result);
   const [sort, setSort] = useState<{ column: number; direction: SortDirection } | null>(null);
   const [copied, setCopied] = useState(false);
@@ -41,8 +52,18 @@ export function ResultTable({ result, fileName = "result" }: { result: Result; f
       : { column: index, direction: "asc" }));
   }
 
-  function download() {
-    const blob = new Blob([toCsv(names, rows)], { type: "text/csv;charset=utf-8" });
+  async function download() {
+    setDownloadError(null);
+    setDownloading(true);
+    let blob: Blob;
+    try {
+      blob = fetchCsv ? await fetchCsv() : new Blob([toCsv(names, rows)], { type: "text/csv;charset=utf-8" });
+    } catch (caught) {
+      setDownloadError(caught);
+      return;
+    } finally {
+      setDownloading(false);
+    }
     const link = document.createElement("a");
     link.href = URL.createObjectURL(blob);
     link.download = `${fileName.replace(/[^\p{L}\p{N}_-]+/gu, "_") || "result"}.csv`;
@@ -60,8 +81,11 @@ export function ResultTable({ result, fileName = "result" }: { result: Result; f
     <div className={styles.wrapper}>
       <div className={styles.actions}>
         <Button variant="ghost" onClick={() => void copy()}>{copied ? t("results.copied") : t("results.copy")}</Button>
-        <Button variant="ghost" onClick={download}>{t("results.downloadCsv")}</Button>
+        <Button variant="ghost" onClick={() => void download()} disabled={downloading}>
+          {downloading ? t("results.preparingCsv") : t("results.downloadCsv")}
+        </Button>
       </div>
+      <ErrorMessage error={downloadError} />
       <div ref={scroller} className={styles.scroller} tabIndex={0} role="region" aria-label={t("results.table")}>
         <table className={styles.table} aria-rowcount={rows.length + 1}>
           <thead>
