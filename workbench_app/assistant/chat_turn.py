@@ -114,7 +114,8 @@ def _artifact(name: str, arguments: dict[str, Any], result: dict[str, Any] | Non
     return artifact
 
 
-def _run_tool(caller: ToolCaller, call: dict[str, Any]) -> tuple[str, list[Event], dict[str, Any] | None]:
+def _run_tool(caller: ToolCaller, config: ProviderConfig,
+              call: dict[str, Any]) -> tuple[str, list[Event], dict[str, Any] | None]:
     """Run one tool call: (text for the provider, events for the person, artifact)."""
     name = call["name"]
     definition = tool_definitions().get(name)
@@ -154,7 +155,7 @@ def _run_tool(caller: ToolCaller, call: dict[str, Any]) -> tuple[str, list[Event
         shown["result"] = {"columns": [{"name": c, "type": _column_type(result, c)} for c in columns],
                            "rows": [[row.get(c) for c in columns] for row in values],
                            "row_count": result["row_count"], "truncated": result["truncated"]}
-    return model_context.tool_result_text(result, caller_config(caller)), [("tool", shown)], artifact
+    return model_context.tool_result_text(result, config), [("tool", shown)], artifact
 
 
 def _column_type(chart: dict[str, Any], column: str) -> str:
@@ -163,16 +164,6 @@ def _column_type(chart: dict[str, Any], column: str) -> str:
         if channel["field"] == column:
             return {"quantitative": "DOUBLE", "temporal": "TIMESTAMP"}.get(channel["type"], "VARCHAR")
     return "VARCHAR"
-
-
-@dataclass(frozen=True)
-class AssistantCaller(ToolCaller):
-    config: ProviderConfig | None = None
-
-
-def caller_config(caller: ToolCaller) -> ProviderConfig:
-    assert isinstance(caller, AssistantCaller) and caller.config is not None
-    return caller.config
 
 
 def _estimate_tokens(messages: list[dict], reply: _Reply) -> int:
@@ -184,7 +175,7 @@ def _estimate_tokens(messages: list[dict], reply: _Reply) -> int:
 def answer(services: WorkbenchServices, identity: Identity, config: ProviderConfig,
            conversation_id: int) -> Iterator[Event]:
     """Continue a conversation whose last message is the person's; store what happens as it goes."""
-    caller = AssistantCaller(services, identity, ORIGIN, config)
+    caller = ToolCaller(services, identity, ORIGIN)
     client = client_for(config)
     artifacts: list[dict[str, Any]] = []
     text = ""
@@ -223,7 +214,7 @@ def answer(services: WorkbenchServices, identity: Identity, config: ProviderConf
                     {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
                     for c in calls])
             for call in calls:
-                sent, events, artifact = _run_tool(caller, call)
+                sent, events, artifact = _run_tool(caller, config, call)
                 if artifact is not None:
                     artifacts.append(artifact)
                 yield from events
