@@ -76,6 +76,20 @@ def test_sql_editor_runs_draws_and_shows_a_table(page):
     expect(table.get_by_role("columnheader", name="visits")).to_be_visible()
     table.get_by_role("button", name="visits").click()
     expect(table.get_by_role("columnheader", name="visits")).to_have_attribute("aria-sort", "ascending")
+    # Columns resize with the keyboard (a focusable separator) and by dragging its handle.
+    header = table.get_by_role("columnheader", name="visits")
+    before = header.bounding_box()["width"]
+    handle = table.get_by_role("separator", name="Resize column visits")
+    handle.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    assert header.bounding_box()["width"] >= before + 60
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 100, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    assert header.bounding_box()["width"] >= before + 150
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
     assert download.value.suggested_filename.endswith(".csv")

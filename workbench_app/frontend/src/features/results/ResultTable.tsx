@@ -6,6 +6,7 @@ import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
+import { ColumnResizer } from "./ColumnResizer";
 import { sortRows, toCsv, toTsv, type SortDirection } from "./csv";
 import styles from "./ResultTable.module.css";
 import { resultColumns, type Result } from "./types";
@@ -31,6 +32,13 @@ export function ResultTable({ result, fileName = "result", fetchCsv }: Props) {
   const { t, i18n } = useTranslation();
   const [downloading, setDownloading] = useState(false);
   const [downloadError, setDownloadError] = useState<unknown>(null);
+  // Widths the person set by dragging or with the keyboard; the others fit their content.
+  const [widths, setWidths] = useState<Record<number, number>>({});
+  const headers = useRef<(HTMLTableCellElement | null)[]>([]);
+  const sized = (index: number) => {
+    const width = widths[index];
+    return width === undefined ? undefined : { width, minWidth: width, maxWidth: width };
+  };
   const columns = resultColumns(result);
   const [sort, setSort] = useState<{ column: number; direction: SortDirection } | null>(null);
   const [copied, setCopied] = useState(false);
@@ -91,13 +99,17 @@ export function ResultTable({ result, fileName = "result", fetchCsv }: Props) {
           <thead>
             <tr>
               {columns.map((column, index) => (
-                <th key={`${column.name}-${index}`} scope="col" className={styles.header}
+                <th key={`${column.name}-${index}`} scope="col" className={styles.header} style={sized(index)}
+                  ref={(element) => { headers.current[index] = element; }}
                   aria-sort={sort?.column === index ? (sort.direction === "asc" ? "ascending" : "descending") : "none"}>
                   <button type="button" className={styles.sortButton} onClick={() => toggleSort(index)}
                     title={column.type}>
                     {column.name}
                     <span aria-hidden="true">{sort?.column === index ? (sort.direction === "asc" ? " ▲" : " ▼") : ""}</span>
                   </button>
+                  <ColumnResizer label={t("results.resizeColumn", { name: column.name })} width={widths[index]}
+                    measure={() => headers.current[index]?.getBoundingClientRect().width ?? 120}
+                    onResize={(width) => setWidths((old) => ({ ...old, [index]: width }))} />
                 </th>
               ))}
             </tr>
@@ -109,7 +121,8 @@ export function ResultTable({ result, fileName = "result", fetchCsv }: Props) {
               return (
                 <tr key={item.key} aria-rowindex={item.index + 2} style={{ height: ROW_HEIGHT }}>
                   {row.map((value, index) => (
-                    <td key={index} className={value === null ? styles.null : typeof value === "number" ? styles.number : undefined}>
+                    <td key={index} style={sized(index)}
+                      className={value === null ? styles.null : typeof value === "number" ? styles.number : undefined}>
                       {cellText(value)}
                     </td>
                   ))}
