@@ -41,6 +41,10 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     return _parsed(env, name, default, int, "a whole number", lambda value: value > 0, "positive")
 
 
+def _whole(env: Mapping[str, str], name: str, default: int) -> int:
+    return _parsed(env, name, default, int, "a whole number", lambda value: value >= 0, "0 or more")
+
+
 def _positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return _parsed(env, name, default, float, "a number of seconds", lambda value: 0 < value < float("inf"),
                    "a positive number of seconds")
@@ -111,6 +115,20 @@ class Settings:
     # Browser sessions (workbench and collector administration): idle and absolute lifetimes.
     session_idle_seconds: float = 8 * 3600.0
     session_max_seconds: float = 7 * 86400.0
+    # The AI assistant's provider (any OpenAI-compatible Chat Completions endpoint): off unless a base
+    # URL and a model are set, here or by an administrator (whose settings take precedence).
+    assistant_base_url: str | None = None
+    assistant_api_key: str | None = field(default=None, repr=False)
+    assistant_model: str | None = None
+    assistant_organization: str | None = None
+    # Per answer: tool rounds, rows and characters of a tool result sent to the provider; per person
+    # and hour: requests and tokens (0 turns a quota off); per provider call: seconds.
+    assistant_max_tool_rounds: int = 6
+    assistant_max_rows: int = 50
+    assistant_max_result_chars: int = 8000
+    assistant_requests_per_hour: int = 30
+    assistant_tokens_per_hour: int = 200_000
+    assistant_timeout_seconds: int = 60
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -141,6 +159,16 @@ class Settings:
             workbench_memory_limit=_memory_size(env, "ANALYTICS_WORKBENCH_MEMORY_LIMIT", "1GB"),
             session_idle_seconds=_positive_seconds(env, "ANALYTICS_SESSION_IDLE_SECONDS", 8 * 3600.0),
             session_max_seconds=_positive_seconds(env, "ANALYTICS_SESSION_MAX_SECONDS", 7 * 86400.0),
+            assistant_base_url=env.get("ANALYTICS_ASSISTANT_BASE_URL") or None,
+            assistant_api_key=env.get("ANALYTICS_ASSISTANT_API_KEY") or None,
+            assistant_model=env.get("ANALYTICS_ASSISTANT_MODEL") or None,
+            assistant_organization=env.get("ANALYTICS_ASSISTANT_ORGANIZATION") or None,
+            assistant_max_tool_rounds=_positive_int(env, "ANALYTICS_ASSISTANT_MAX_TOOL_ROUNDS", 6),
+            assistant_max_rows=_positive_int(env, "ANALYTICS_ASSISTANT_MAX_ROWS", 50),
+            assistant_max_result_chars=_positive_int(env, "ANALYTICS_ASSISTANT_MAX_RESULT_CHARS", 8000),
+            assistant_requests_per_hour=_whole(env, "ANALYTICS_ASSISTANT_REQUESTS_PER_HOUR", 30),
+            assistant_tokens_per_hour=_whole(env, "ANALYTICS_ASSISTANT_TOKENS_PER_HOUR", 200_000),
+            assistant_timeout_seconds=_positive_int(env, "ANALYTICS_ASSISTANT_TIMEOUT_SECONDS", 60),
         )
 
     @property

@@ -5,6 +5,8 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
+from workbench_app.assistant import openapi_paths as assistant_openapi
+
 blueprint = Blueprint("openapi", __name__)
 
 _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
@@ -454,6 +456,7 @@ def _paths() -> dict[str, Any]:
             "actor": {**_TEXT, "description": "Entries whose actor contains this (case-insensitive)."},
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
+        **assistant_openapi.paths(op, _also, _body),
     }
 
 
@@ -490,6 +493,7 @@ def document() -> dict[str, Any]:
                 "NewToken": {"type": "object", "required": ["token", "secret"],
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
+                **assistant_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

@@ -22,6 +22,8 @@ const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
 const TokensPage = lazy(() => import("../features/admin/TokensPage"));
 const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
 const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
+const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
+const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -61,6 +63,9 @@ export function App() {
               <Route path="admin/groups" element={<AdminGroupsPage />} />
               <Route path="tokens" element={<TokensPage />} />
               <Route path="admin/settings" element={<AdminSettingsPage />} />
+              <Route path="assistant" element={<AssistantPage />} />
+              <Route path="assistant/:conversationId" element={<AssistantPage />} />
+              <Route path="settings/assistant" element={<AssistantSettingsPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

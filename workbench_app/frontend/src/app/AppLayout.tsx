@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { api, data } from "../api/client";
+import { useAssistantStatus } from "../features/assistant/useAssistantStatus";
 import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
 import { Button } from "../ui/Button";
 import { SelectField } from "../ui/SelectField";
@@ -13,6 +14,7 @@ export function AppLayout() {
   const { user, signOut } = useSession();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const assistant = useAssistantStatus();
   const links = [
     { to: "/", label: t("nav.browse"), end: true },
     { to: "/question/new", label: t("nav.newQuestion") },
@@ -21,6 +23,9 @@ export function AppLayout() {
     { to: "/history", label: t("nav.history") },
     { to: "/tokens", label: t("nav.tokens") },
     ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
+    // The assistant appears once a provider is configured; administrators can always reach its settings.
+    ...(assistant.data?.enabled ? [{ to: "/assistant", label: t("nav.assistant") }] : []),
+    ...(user.is_admin ? [{ to: "/settings/assistant", label: t("nav.assistantSettings") }] : []),
     ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
       { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") },
       { to: "/admin/settings", label: t("nav.settings") }] : []),

@@ -1,0 +1,1 @@
+"""The AI assistant: provider settings, private conversations, answers using the reading tools."""

@@ -1,0 +1,97 @@
+"""The assistant's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in)."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench_app.assistant.provider_config import LIMITS
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_STAMP = {"type": "string", "format": "date-time"}
+_TEXT = {"type": "string", "pattern": "^[^\\x00]*$"}
+_NULLABLE_TEXT = {"type": ["string", "null"], "pattern": "^[^\\x00]*$"}
+_TITLE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
+_ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties,
+            "required": [name for name in properties if name not in optional]}
+
+
+_ARTIFACT = _object({"kind": {"enum": ["sql", "chart"]}, "sql": _STR, "title": _STR,
+                     "chart": _object({"kind": _STR, "x": _STR, "y": {"type": "array", "items": _STR}}),
+                     "error": _object({"code": _STR, "message": _STR})}, optional=("title", "chart", "error"))
+SCHEMAS: dict[str, Any] = {
+    "AssistantProvider": _object({
+        "enabled": {"type": "boolean"}, "source": {"enum": ["settings", "environment", "none"]},
+        "base_url": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
+        "api_key_set": {"type": "boolean", "description": "Whether a key is set (the key itself is never returned)."},
+        "organization": {"type": ["string", "null"]}, "header_names": {"type": "array", "items": _STR},
+        **{name: _INT for name in LIMITS}}),
+    "AssistantStatus": _object({"enabled": {"type": "boolean"}, "usage": _object({
+        "requests": _INT, "tokens": _INT, "requests_per_hour": _INT, "tokens_per_hour": _INT, "resets_at": _STAMP})}),
+    "Conversation": _object({"conversation_id": _INT, "title": _STR, "created_at": _STAMP, "updated_at": _STAMP}),
+    "ConversationList": _object({"conversations": {"type": "array", "items": _ref("Conversation")}}),
+    "AssistantArtifact": _ARTIFACT,
+    "AssistantMessage": _object({
+        "message_id": _INT, "role": {"enum": ["user", "assistant"]},
+        "content": {"type": "string", "description": "Markdown text: shown as text, never as HTML."},
+        "artifacts": {"type": "array", "items": _ref("AssistantArtifact")},
+        "error": {"oneOf": [_object({"code": _STR, "message": _STR}), {"type": "null"}]}, "created_at": _STAMP}),
+    "ConversationWithMessages": {"allOf": [_ref("Conversation"), _object({
+        "messages": {"type": "array", "items": _ref("AssistantMessage")}})]},
+    "AssistantAnswer": _object({
+        "user_message": _ref("AssistantMessage"), "message": _ref("AssistantMessage"),
+        "tools": {"type": "array", "items": {"type": "object"}},
+        "notices": {"type": "array", "items": _object({"code": _STR, "message": _STR, "details": {}})}}),
+}
+
+_EVENTS = ("Server-sent events, in order: `message` (the person's message, stored), then any of `delta` "
+           "({text}: the answer so far, streamed), `tool` ({name, artifact, result?, error?}: a tool ran as the "
+           "asker), `notice` ({code, message}: a tool call the model got wrong, told to it), and finally `done` "
+           "({message}) or `error` ({code, message, status}: a provider failure, in the person's language).")
+
+
+def paths(op, also, body) -> dict[str, Any]:
+    """The paths, built with the document's own helpers (`_operation`, `_also`, `_body`)."""
+    conversation = ("conversation_id",)
+    admin_body = body({"base_url": {**_NULLABLE_TEXT, "maxLength": 2000}, "model": {**_NULLABLE_TEXT, "maxLength": 200},
+                       "api_key": {**_NULLABLE_TEXT, "maxLength": 4000, "writeOnly": True},
+                       "organization": {**_NULLABLE_TEXT, "maxLength": 200},
+                       "headers": {"type": "object", "maxProperties": 20, "additionalProperties": _TEXT},
+                       **{name: {"type": ["integer", "null"], "minimum": low, "maximum": high}
+                          for name, (low, high) in LIMITS.items()}})
+    send = also(op("Send a message to the assistant", "assistant", ok=201, params=conversation,
+                   result=_ref("AssistantAnswer"),
+                   body=body({"content": {**_TITLE, "maxLength": 20_000}}, ("content",))),
+                ("429", "assistant_quota_exceeded: the hourly quota is used; Retry-After says how many seconds "
+                        "until it resets, details.resets_at when"),
+                ("502", "provider_*: the provider failed (unreachable, refused key, its own rate limit, an "
+                        "unreadable answer) or the tool rounds ran out"),
+                ("504", "provider_timeout: the provider did not answer in time"))
+    send["responses"]["200"] = {"description": "With `Accept: text/event-stream`: " + _EVENTS,
+                                "content": {"text/event-stream": {"schema": _STR}}}
+    send["responses"]["409"]["description"] = "assistant_not_configured: no provider is configured"
+    return {
+        "/assistant/provider": {
+            "get": op("Get the assistant provider", "assistant", result=_ref("AssistantProvider")),
+            "put": op("Configure the assistant provider", "assistant", result=_ref("AssistantProvider"),
+                      body=admin_body),
+            "delete": op("Clear the assistant provider", "assistant", result=_ref("AssistantProvider"))},
+        "/assistant/status": {"get": op("Get the assistant status", "assistant", result=_ref("AssistantStatus"))},
+        "/assistant/conversations": {
+            "get": op("List my conversations", "assistant", result=_ref("ConversationList")),
+            "post": op("Start a conversation", "assistant", ok=201, result=_ref("Conversation"),
+                       body=body({"title": {**_TEXT, "maxLength": 200}}))},
+        "/assistant/conversations/{conversation_id}": {
+            "get": op("Get a conversation", "assistant", params=conversation, result=_ref("ConversationWithMessages")),
+            "patch": op("Rename a conversation", "assistant", params=conversation, result=_ref("Conversation"),
+                        body=body({"title": _TITLE}, ("title",))),
+            "delete": op("Delete a conversation", "assistant", ok=204, params=conversation)},
+        "/assistant/conversations/{conversation_id}/messages": {"post": send},
+    }

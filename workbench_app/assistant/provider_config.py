@@ -1,0 +1,153 @@
+"""The assistant's provider: what an administrator set (API), else the environment (Settings).
+
+The API key is sealed at rest with AES-256-GCM (the sealing of source passwords, with a key derived
+for this use only) and never leaves the server: reading the configuration says whether a key is
+set, nothing more. The assistant is off until a base URL and a model are known.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from pipelines.key_derivation import derive_key
+from pipelines.sealing import UnsealError, seal, unseal
+from pipelines.settings import Settings
+from workbench_app import input_checks as check
+from workbench_app.accounts.identity import Identity
+from workbench_app.errors import WorkbenchError, invalid
+from workbench_app.records import audit_log
+
+_PURPOSE = "workbench-assistant-provider-key"
+_BOUND_TO = "assistant-provider:1"
+# Limits an administrator may set, with their bounds (the migration's checks say the same).
+LIMITS = {"max_tool_rounds": (1, 20), "max_rows": (1, 1000), "max_result_chars": (500, 200_000),
+          "requests_per_hour": (0, 1_000_000), "tokens_per_hour": (0, 2_000_000_000), "timeout_seconds": (1, 600)}
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,100}$")
+# Headers the SDK sets itself: an extra one must not replace the key or the content type.
+_RESERVED_HEADERS = {"authorization", "content-type", "content-length", "host", "openai-organization"}
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """The effective configuration (administrator's values over the environment's)."""
+
+    base_url: str | None
+    model: str | None
+    api_key: str | None = field(repr=False)
+    organization: str | None
+    headers: dict[str, str]
+    max_tool_rounds: int
+    max_rows: int
+    max_result_chars: int
+    requests_per_hour: int
+    tokens_per_hour: int
+    timeout_seconds: int
+    source: str  # "settings", "environment" or "none": where the base URL came from
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+def _key(settings: Settings) -> bytes:
+    return derive_key(settings.server_secret(), _PURPOSE)
+
+
+def _stored(conn: psycopg.Connection) -> dict[str, Any]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute("select * from assistant_provider where id = 1").fetchone() or {}
+
+
+def effective(conn: psycopg.Connection, settings: Settings) -> ProviderConfig:
+    stored = _stored(conn)
+
+    def pick(name: str):
+        value = stored.get(name)
+        return value if value is not None else getattr(settings, f"assistant_{name}")
+
+    api_key = settings.assistant_api_key
+    if stored.get("api_key_sealed"):
+        try:
+            api_key = unseal(_key(settings), stored["api_key_sealed"], _BOUND_TO)
+        except UnsealError:
+            api_key = None  # the server secret changed: the administrator must enter the key again
+    source = "settings" if stored.get("base_url") else "environment" if settings.assistant_base_url else "none"
+    return ProviderConfig(base_url=pick("base_url"), model=pick("model"), api_key=api_key,
+                          organization=pick("organization"), headers=dict(stored.get("headers") or {}),
+                          source=source, **{name: pick(name) for name in LIMITS})
+
+
+def describe(config: ProviderConfig) -> dict[str, Any]:
+    """The configuration as the API shows it to administrators: never the key itself."""
+    return {"enabled": config.enabled, "source": config.source, "base_url": config.base_url, "model": config.model,
+            "api_key_set": bool(config.api_key), "organization": config.organization,
+            "header_names": sorted(config.headers), **{name: getattr(config, name) for name in LIMITS}}
+
+
+def _base_url(body: dict) -> str | None:
+    value = check.text(body, "base_url", max_length=2000, nullable=True)
+    if value is not None and not re.match(r"^https?://[^\s/?#]+[^\s]*$", value):
+        raise invalid("base_url must be an http:// or https:// address.", field="base_url")
+    return value.rstrip("/") if value else None
+
+
+def _headers(body: dict) -> dict[str, str] | None:
+    if "headers" not in body:
+        return None
+    headers = check.mapping(body, "headers")
+    if len(headers) > 20 or not all(
+            isinstance(name, str) and _HEADER_NAME.match(name) and name.lower() not in _RESERVED_HEADERS
+            and isinstance(value, str) and len(value) <= 2000 and not re.search(r"[\x00-\x1f\x7f]", value)
+            for name, value in headers.items()):
+        raise invalid("headers must map up to 20 header names to values (not Authorization or Content-Type).",
+                      field="headers")
+    return headers
+
+
+def update(conn: psycopg.Connection, settings: Settings, who: Identity, body: dict) -> ProviderConfig:
+    """Apply an administrator's change: a field given replaces the stored one; null clears it (the
+    environment's value applies again); `api_key` "" or null clears the key."""
+    changes: dict[str, Any] = {}
+    if "base_url" in body:
+        changes["base_url"] = _base_url(body)
+    if "model" in body:
+        changes["model"] = check.text(body, "model", max_length=200, nullable=True) or None
+    if "organization" in body:
+        changes["organization"] = check.text(body, "organization", max_length=200, nullable=True) or None
+    if "api_key" in body:
+        key = check.text(body, "api_key", max_length=4000, nullable=True)
+        changes["api_key_sealed"] = seal(_key(settings), key, _BOUND_TO) if key else None
+    headers = _headers(body)
+    if headers is not None:
+        changes["headers"] = Jsonb(headers)
+    for name, (low, high) in LIMITS.items():
+        if name in body:
+            changes[name] = check.integer(body, name, minimum=low, maximum=high, nullable=True)
+    if not changes:
+        raise invalid("Nothing to change.")
+    conn.execute("insert into assistant_provider (id) values (1) on conflict (id) do nothing")
+    assignments = ", ".join(f"{name} = %({name})s" for name in changes)
+    conn.execute(f"update assistant_provider set {assignments}, updated_at = now() where id = 1", changes)
+    # The audit names what changed, never the key.
+    audit_log.record(conn, who.user_id, who.actor, "assistant.provider_changed", None,
+                     {"fields": sorted(name.removesuffix("_sealed") for name in changes)})
+    return effective(conn, settings)
+
+
+def clear(conn: psycopg.Connection, settings: Settings, who: Identity) -> ProviderConfig:
+    """Forget the administrator's settings (the environment's, if any, apply again)."""
+    conn.execute("delete from assistant_provider where id = 1")
+    audit_log.record(conn, who.user_id, who.actor, "assistant.provider_cleared")
+    return effective(conn, settings)
+
+
+def require_enabled(config: ProviderConfig) -> ProviderConfig:
+    if not config.enabled:
+        raise WorkbenchError(409, "assistant_not_configured",
+                             "The assistant is off: an administrator has not configured a provider.")
+    return config
