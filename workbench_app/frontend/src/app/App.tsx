@@ -16,6 +16,8 @@ const DataPage = lazy(() => import("../features/data/DataPage"));
 const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
 const AuditPage = lazy(() => import("../features/history/AuditPage"));
 const SetupPage = lazy(() => import("../features/setup/SetupPage"));
+const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"));
+const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -49,6 +51,8 @@ export function App() {
               <Route path="data" element={<DataPage />} />
               <Route path="history" element={<HistoryPage />} />
               <Route path="audit" element={<AuditPage />} />
+              <Route path="dashboards" element={<DashboardsPage />} />
+              <Route path="dashboards/:dashboardId" element={<DashboardPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>
