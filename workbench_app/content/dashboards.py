@@ -15,11 +15,12 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.content import folders, questions
+from workbench_app.content import folders, questions, result_cache
 from workbench_app.errors import invalid, not_found
 from workbench_app.services import WorkbenchServices
 
-_DASHBOARD = "dashboard_id, folder_id, name, description, auto_refresh_seconds, created_by, created_at, updated_at"
+_DASHBOARD = ("dashboard_id, folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up, "
+              "created_by, created_at, updated_at")
 FILTER_TYPES = ("text", "number", "date")
 
 
@@ -60,10 +61,11 @@ def create_dashboard(conn: psycopg.Connection, identity: Identity, fields: dict[
     folder_id = fields.get("folder_id") or folders.personal_folder(conn, identity)
     folders.require(conn, identity, folder_id, "edit")
     dashboard_id = conn.execute(
-        """insert into dashboards (folder_id, name, description, auto_refresh_seconds, created_by)
-           values (%s, %s, %s, %s, %s) returning dashboard_id""",
+        """insert into dashboards (folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up,
+                                   created_by)
+           values (%s, %s, %s, %s, coalesce(%s, 300), coalesce(%s, false), %s) returning dashboard_id""",
         (folder_id, fields["name"], fields.get("description") or "", fields.get("auto_refresh_seconds"),
-         identity.user_id)).fetchone()[0]
+         fields.get("cache_ttl_seconds"), fields.get("warm_up"), identity.user_id)).fetchone()[0]
     if any(fields.get(part) for part in ("tabs", "cards", "filters")):
         save_layout(conn, identity, dashboard_id, fields)
     return get_dashboard(conn, identity, dashboard_id)
@@ -76,10 +78,12 @@ def update_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id:
         folders.require(conn, identity, folder_id, "edit")
     conn.execute(
         """update dashboards set folder_id = %s, name = %s, description = %s, auto_refresh_seconds = %s,
-                  updated_at = now() where dashboard_id = %s""",
+                  cache_ttl_seconds = %s, warm_up = %s, updated_at = now() where dashboard_id = %s""",
         (folder_id, fields.get("name") or current["name"],
          fields["description"] if fields.get("description") is not None else current["description"],
          fields["auto_refresh_seconds"] if "auto_refresh_seconds" in fields else current["auto_refresh_seconds"],
+         fields["cache_ttl_seconds"] if fields.get("cache_ttl_seconds") is not None else current["cache_ttl_seconds"],
+         fields["warm_up"] if fields.get("warm_up") is not None else current["warm_up"],
          dashboard_id))
     if any(part in fields for part in ("tabs", "cards", "filters")):
         save_layout(conn, identity, dashboard_id, fields)
@@ -238,7 +242,10 @@ def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int,
             if link["card_id"] == card_id and value is not None:
                 variables[link["variable"]] = (resolve_date(value, datetime.date.today()) if item["type"] == "date"
                                                else value)
-    result = questions.run_question(services, identity, card["question_id"], origin=origin,
-                                    variables=variables, row_limit=row_limit)
+    statement = questions.question_statement(services, identity, card["question_id"], variables)
+    result = result_cache.cached_run(
+        services, identity, dashboard, card_id, filter_values, statement, row_limit,
+        lambda: questions.run_question(services, identity, card["question_id"], origin=origin,
+                                       variables=variables, row_limit=row_limit))
     result["card_id"] = card_id
     return result
