@@ -72,11 +72,13 @@ class LocalStack:
         """What `analytics up` printed so far."""
         return self.log.read_text()
 
-    def printed_setup_link(self, seconds: float = 60) -> str:
-        """The first-run setup link `analytics up` prints once every component answers."""
+    def printed_setup_link(self, seconds: float = 60, collector: bool = False) -> str:
+        """The first-run setup link `analytics up` prints once every component answers: the
+        workbench's, or the collector's administration pages' one."""
+        start = f"{self.collector_url}/admin/setup?token=" if collector else f"{self.workbench_url}/setup?token="
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            found = re.search(r"http://\S+/setup\?token=[\w-]+", self.console())
+            found = re.search(re.escape(start) + r"[\w-]+", self.console())
             if found:
                 return found.group(0)
             time.sleep(0.2)

@@ -232,7 +232,7 @@ def _wait_or_kill(child: Child, deadline: float) -> None:
 
 def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = False) -> int:
     """Run until interrupted. Returns the exit status."""
-    from analytics_cli.first_run import seed_demo_folder, setup_url
+    from analytics_cli.first_run import collector_setup_url, seed_demo_folder, setup_url
     from workbench_app.metadata_database import prepare_metadata_database
 
     children = build_children(settings, with_dagster)
@@ -250,7 +250,7 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
     demo = seed_demo_folder(settings, urls.analytics)
     if demo:
         click.echo("  created the workbench's Demo folder (questions and a dashboard over the demo site)")
-    setup_link = setup_url(settings)
+    setup_links = SetupLinks(workbench=setup_url(settings), collector=collector_setup_url(settings, urls.analytics))
     env = child_environment(settings, urls)
     if with_dagster:
         prepare_dagster_home(settings)
@@ -278,7 +278,7 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
         if not_ready:
             click.echo(f"warning: not answering yet: {', '.join(not_ready)} "
                        f"(see `analytics logs {not_ready[0]}`)", err=True)
-        print_next_steps(settings, children, setup_link, demo is not None)
+        print_next_steps(settings, children, setup_links, demo is not None)
 
     status = 0
     while not stopping:
@@ -309,16 +309,24 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
     return status
 
 
-def print_next_steps(settings: Settings, children: list[Child], setup_link: str | None, demo: bool) -> None:
+@dataclass(frozen=True)
+class SetupLinks:
+    """The first-run setup links of this start: None where an administrator exists already."""
+
+    workbench: str | None
+    collector: str | None
+
+
+def print_next_steps(settings: Settings, children: list[Child], setup_links: SetupLinks, demo: bool) -> None:
     """The URLs and what to do next, printed once every component answers."""
     click.echo("\nAnalytics is running:")
     for child in children:
         if child.url:
             click.echo(f"  {child.name:<18} {child.url}")
     click.echo("\nNext:")
-    if setup_link:
+    if setup_links.workbench:
         click.echo("  Create the workbench's administrator (this link works once, for 24 hours):")
-        click.echo(f"    {setup_link}")
+        click.echo(f"    {setup_links.workbench}")
     else:
         workbench = next(child.url for child in children if child.name == "workbench")
         click.echo(f"  Sign in to the workbench: {workbench}/")
@@ -326,6 +334,10 @@ def print_next_steps(settings: Settings, children: list[Child], setup_link: str 
         click.echo("  Then look at the Demo dashboard (Dashboards): it charts the demo site.")
     else:
         click.echo("  No data yet: `analytics demo` loads a demo site; README.md says how to add your own.")
+    if setup_links.collector:
+        click.echo("  Create the administrator of the collector's pages (sites, keys; this link works once, "
+                   "for 24 hours):")
+        click.echo(f"    {setup_links.collector}")
     click.echo(f"  Logs: {component_logs.logs_directory(settings.home)}/<component>.log "
                "(`analytics logs <component> -f`); only warnings and errors show here.")
     click.echo("Press Ctrl-C to stop.\n")

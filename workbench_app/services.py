@@ -20,6 +20,7 @@ from pipelines.web_auth.throttle import SignInThrottle
 from workbench_app import metadata_database
 from workbench_app.accounts import web_sessions
 from workbench_app.engine import EngineSettings
+from workbench_app.running_statements import RunningStatements
 from workbench_app.sources.engine_catalogs import EngineCatalogs
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ class WorkbenchServices:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     # Repeated sign-in failures per account and address: in this worker's memory only.
     sign_in_throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    _running_statements: RunningStatements | None = None
 
     @property
     def session_store(self) -> SessionStore:
@@ -65,12 +67,24 @@ class WorkbenchServices:
                     self._catalogs = EngineCatalogs(self.settings, self.engine_config)
         return self._catalogs
 
+    @property
+    def running_statements(self) -> RunningStatements:
+        """The statements this worker runs under a screen's statement id (cancellable from any worker)."""
+        if self._running_statements is None:
+            with self._lock:
+                if self._running_statements is None:
+                    self._running_statements = RunningStatements(
+                        lambda: metadata_database.metadata_url(self.settings))
+        return self._running_statements
+
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         with metadata_database.transaction(self.pool) as conn:
             yield conn
 
     def close(self) -> None:
+        if self._running_statements is not None:
+            self._running_statements.close()
         if self._catalogs is not None:
             self._catalogs.close()
         if self._pool is not None:

@@ -17,11 +17,12 @@ class FormError:
     field: str | None
     message: str
     details: Any
+    code: str = "validation_failed"
 
     @classmethod
     def of(cls, exc: AdminError) -> "FormError":
         details = exc.details if isinstance(exc.details, dict) else {}
-        return cls(details.get("field"), exc.message, details)
+        return cls(details.get("field"), exc.message, details, exc.code)
 
     def about(self, field: str) -> bool:
         """Whether the error is about this form field (`domains` covers `domains[2]`...)."""

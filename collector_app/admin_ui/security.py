@@ -15,8 +15,9 @@ from pipelines.web_auth.sessions import SessionStore, csrf_matches
 
 COOKIE = "collector_admin"
 SESSIONS = SessionStore("collect.admin_sessions")
-# Pages reachable without a session: the sign-in form, the stylesheets and the script.
-PUBLIC_ENDPOINTS = {"admin_ui.sign_in", "admin_ui.static", "admin_ui.tokens_css"}
+# Pages reachable without a session: the sign-in form, the first-run setup (its link's token is
+# the credential), the stylesheets and the script.
+PUBLIC_ENDPOINTS = {"admin_ui.sign_in", "admin_ui.setup", "admin_ui.static", "admin_ui.tokens_css"}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 FORM_LIMIT = 1024 * 1024
@@ -77,6 +78,15 @@ def _error_page(exc: HTTPException):
     if g.get("admin_user", None) is None and "admin_user" not in g:
         g.admin_user = None
     return render_template("admin/error.html", status=exc.code, error=exc), exc.code
+
+
+def open_session(conn, user_id: int) -> str:
+    """A session for a person who just proved who they are; its cookie's secret. A new one at
+    every sign-in: a cookie planted before it opens nothing."""
+    SESSIONS.close(conn, request.cookies.get(COOKIE))
+    SESSIONS.purge_expired(conn)
+    secret, _session = SESSIONS.open(conn, user_id)
+    return secret
 
 
 def set_session_cookie(response, secret: str) -> None:

@@ -7,8 +7,9 @@ from flask import Blueprint, current_app, g, redirect, render_template, request,
 from flask_babel import gettext as _
 
 from collector_app.admin_ui import security
+from collector_app.admin_ui.forms import read
 from collector_app.database import transaction
-from pipelines.admin import admin_users
+from pipelines.admin import admin_setup, admin_users
 from pipelines.ingest.browser import client_ip
 from pipelines.web_auth.throttle import SignInThrottle
 
@@ -49,10 +50,7 @@ def sign_in():
             with transaction() as conn:
                 user = admin_users.sign_in(conn, email, password)
                 if user is not None:
-                    # A new session at every sign-in: a cookie planted before it opens nothing.
-                    security.SESSIONS.close(conn, request.cookies.get(security.COOKIE))
-                    security.SESSIONS.purge_expired(conn)
-                    secret, _session = security.SESSIONS.open(conn, user["user_id"])
+                    secret = security.open_session(conn, user["user_id"])
             if user is None:
                 wait = throttle().failed(email, _address())
                 error = _("The e-mail address or the password is wrong.")
@@ -64,7 +62,9 @@ def sign_in():
                 response = redirect(_safe_next(request.args.get("next")), code=303)
                 security.set_session_cookie(response, secret)
                 return response
-    return render_template("admin/sign_in.html", email=email, error=error), status
+    # A fresh installation: say where the first account comes from, rather than refuse every password.
+    awaiting_setup = not read(admin_setup.LINKS.administrator_exists)
+    return render_template("admin/sign_in.html", email=email, error=error, awaiting_setup=awaiting_setup), status
 
 
 def sign_out():

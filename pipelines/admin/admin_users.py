@@ -34,7 +34,7 @@ def _email(value: Any) -> str:
 
 
 def _password(value: Any) -> str:
-    if not isinstance(value, str) or not passwords.MIN_LENGTH <= len(value) <= passwords.MAX_LENGTH:
+    if not passwords.acceptable(value):
         raise InvalidInput(f"password must have {passwords.MIN_LENGTH} to {passwords.MAX_LENGTH} characters",
                            {"field": "password"})
     return value

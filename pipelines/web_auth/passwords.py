@@ -11,6 +11,11 @@ MAX_LENGTH = 1000
 _DUMMY_HASH = _hasher.hash("not-a-real-password-for-timing")
 
 
+def acceptable(password: object) -> bool:
+    """The rule of both apps' passwords: a string of MIN_LENGTH to MAX_LENGTH characters."""
+    return isinstance(password, str) and MIN_LENGTH <= len(password) <= MAX_LENGTH
+
+
 def hash_password(password: str) -> str:
     return _hasher.hash(password)
 

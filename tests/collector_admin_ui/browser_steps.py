@@ -2,15 +2,55 @@
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import REPO_ROOT, clone_template, drop_database, free_port
+from tests.tracker_e2e.conftest import RealCollector
 
 AXE = REPO_ROOT / "workbench_app" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery"
+
+
+@contextmanager
+def running_collector(pg_server_url: str, template_database: str, prefix: str) -> Iterator[RealCollector]:
+    """The collector under gunicorn over a database of its own, removed afterwards."""
+    url = clone_template(pg_server_url, template_database, prefix=prefix)
+    home = Path(tempfile.mkdtemp(prefix="analytics-admin-ui-"))
+    real = RealCollector(url, home).start()
+    try:
+        yield real
+    finally:
+        real.stop()
+        shutil.rmtree(home, ignore_errors=True)
+        drop_database(pg_server_url, url)
+
+
+@pytest.fixture
+def open_page(browser):
+    """Pages in new browser contexts, each in the language given (the module imports Chromium's
+    `browser` fixture from tests/tracker)."""
+    contexts = []
+
+    def make(locale: str = "en-GB"):
+        # CSP bypassed so that axe-core can be injected; it also means escaping alone, without the
+        # policy's help, must keep the XSS payloads inert (the headers are tested without a browser).
+        context = browser.new_context(locale=locale, bypass_csp=True)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
 
 
 def sign_in(page: Page, base_url: str, email: str = "owner@example.org", password: str = PASSWORD) -> None:

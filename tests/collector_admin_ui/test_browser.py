@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -20,42 +17,20 @@ import requests
 from playwright.sync_api import expect
 
 from pipelines.admin import admin_users
-from tests.collector_admin_ui.browser_steps import PASSWORD, SnippetPage, create_site, expect_accessible, sign_in
-from tests.conftest import TEST_SECRET, clone_template, drop_database
+from tests.collector_admin_ui.browser_steps import (PASSWORD, SnippetPage, create_site, expect_accessible,  # noqa: F401
+                                                    open_page, running_collector, sign_in)
+from tests.conftest import TEST_SECRET
 from tests.tracker.conftest import LAUNCH_ARGS, browser, chromium_path  # noqa: F401  (shared Chromium)
-from tests.tracker_e2e.conftest import RealCollector
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def collector(pg_server_url, template_database):
-    url = clone_template(pg_server_url, template_database, prefix="test_admin_ui")
-    home = Path(tempfile.mkdtemp(prefix="analytics-admin-ui-"))
-    with psycopg.connect(url, autocommit=True) as conn:
-        admin_users.create_user(conn, email="owner@example.org", password=PASSWORD, actor="tests")
-    real = RealCollector(url, home).start()
-    yield real
-    real.stop()
-    shutil.rmtree(home, ignore_errors=True)
-    drop_database(pg_server_url, url)
-
-
-@pytest.fixture
-def open_page(browser):  # noqa: F811
-    contexts = []
-
-    def make(locale: str = "en-GB"):
-        # CSP bypassed so that axe-core can be injected; it also means escaping alone, without the
-        # policy's help, must keep the XSS payloads inert (the headers are tested without a browser).
-        context = browser.new_context(locale=locale, bypass_csp=True)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+    with running_collector(pg_server_url, template_database, "test_admin_ui") as real:
+        with psycopg.connect(real.database_url, autocommit=True) as conn:
+            admin_users.create_user(conn, email="owner@example.org", password=PASSWORD, actor="tests")
+        yield real
 
 
 @pytest.fixture

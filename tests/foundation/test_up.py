@@ -67,6 +67,10 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
                 subprocess.run([ANALYTICS, "db", "psql", "-c", "create table collect.kept as select 7 as answer"],
                                env=env, check=True, capture_output=True)
             else:
+                # The collector's pages answer the link of this start only.
+                setup = f"http://127.0.0.1:{ports['ANALYTICS_COLLECTOR_PORT']}/admin/setup"
+                assert requests.get(setup, params={"token": links[0][1]}, timeout=10).status_code == 403
+                assert requests.get(setup, params={"token": links[1][1]}, timeout=10).status_code == 200
                 out = subprocess.run([ANALYTICS, "db", "psql", "-At", "-c", "select answer from collect.kept"],
                                      env=env, check=True, capture_output=True, text=True).stdout
                 assert out.strip() == "7"
@@ -83,8 +87,8 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
         # Dagster reports the runs that Ctrl-C interrupts; until then, no component may fail.
         before_stop = (tmp_path / f"up-{run}.log").read_text().split("\nstopping...")[0]
         assert "Traceback" not in before_stop
-    # Each run without an administrator prints a new link; the previous one stops working.
-    assert links[0] != links[1]
+    # Each run without an administrator prints new links; the previous ones stop working.
+    assert links[0][0] != links[1][0] and links[0][1] != links[1][1]
     for name in ("collector", "workbench", "dagster-webserver", "dagster-daemon"):
         assert (home / "logs" / f"{name}.log").stat().st_size > 0, name
     assert "GET /healthz" in (home / "logs" / "workbench.log").read_text()
@@ -99,18 +103,22 @@ def wait_for_console(log: Path, text: str, deadline: float) -> str:
     raise AssertionError(f"{text!r} not printed:\n{log.read_text()[-3000:]}")
 
 
-def check_console(console: str, ports: dict) -> str:
-    """The console of `analytics up` once ready: a line per component, the URLs, the setup link,
-    and none of the components' own chatter (DEBUG or INFO lines, access log, sensor ticks)."""
+def check_console(console: str, ports: dict) -> tuple[str, str]:
+    """The console of `analytics up` once ready: a line per component, the URLs, the setup links
+    (the workbench's and the collector's pages'), and none of the components' own chatter (DEBUG or
+    INFO lines, access log, sensor ticks). Returns the two links' tokens."""
     ready = re.findall(r"^  ready  (\S+)", console, re.M)
     assert ready[0] == "database" and set(ready) == {
         "database", "collector", "workbench", "dagster-webserver", "dagster-daemon"}, console
     assert f"  workbench          http://127.0.0.1:{ports['ANALYTICS_WORKBENCH_PORT']}" in console
-    link = re.search(r"http://127\.0\.0\.1:(\d+)/setup\?token=([\w-]+)$", console, re.M)
+    link = re.search(r"^    http://127\.0\.0\.1:(\d+)/setup\?token=([\w-]+)$", console, re.M)
     assert link and int(link.group(1)) == ports["ANALYTICS_WORKBENCH_PORT"], console
+    collector = re.search(r"^  Create the administrator of the collector's pages \(sites, keys; this link works once, "
+                          r"for 24 hours\):\n    http://127\.0\.0\.1:(\d+)/admin/setup\?token=([\w-]+)$", console, re.M)
+    assert collector and int(collector.group(1)) == ports["ANALYTICS_COLLECTOR_PORT"], console
     for noise in ("DEBUG", " - INFO - ", "[INFO]", "GET /healthz", "Booting worker"):
         assert noise not in console, (noise, console)
-    return link.group(2)
+    return link.group(2), collector.group(2)
 
 
 def test_a_port_in_use_gives_one_clear_line(tmp_path):

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import time
 
 import psycopg
 import pytest
 
 from workbench_app import metadata_database
 from workbench_app.accounts import setup_link
+from tests.lock_race import second_attempt_while_locked
 from tests.workbench_api.conftest import ok
 
 FIELDS = {"email": "first@example.org", "password": "a long enough password", "display_name": "First",
@@ -101,41 +100,18 @@ def test_only_json_is_accepted(app, token):
     refusal(answer, 415, "unsupported_media_type")
 
 
-def waits_on_a_lock(conn, seconds: float = 30) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if conn.execute("select count(*) from pg_stat_activity where wait_event_type = 'Lock' "
-                        "and datname = current_database()").fetchone()[0]:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_two_concurrent_setups_create_one_administrator(workbench_settings, workbench_db, token):
     """Two transactions racing on the same link: the row lock lets one through, the other sees it done."""
     url = metadata_database.metadata_url(workbench_settings)
     first = psycopg.connect(url)
     second = psycopg.connect(url)
-    outcome: dict[str, object] = {}
     try:
         setup_link.create_first_administrator(first, token, **FIELDS)  # holds the row lock, not committed
-
-        def race():
-            try:
-                setup_link.create_first_administrator(second, token, **{**FIELDS, "email": "other@example.org"})
-                second.commit()
-                outcome["second"] = "created"
-            except Exception as exc:  # noqa: BLE001 - the refusal is what the test inspects
-                second.rollback()
-                outcome["second"] = getattr(exc, "code", repr(exc))
-
-        racer = threading.Thread(target=race)
-        racer.start()
-        assert waits_on_a_lock(workbench_db), "the second attempt must wait for the first one's lock"
-        first.commit()
-        racer.join(timeout=30)
+        outcome = second_attempt_while_locked(
+            workbench_db, first, second,
+            lambda conn: setup_link.create_first_administrator(conn, token, **{**FIELDS, "email": "other@example.org"}))
     finally:
         first.close()
         second.close()
-    assert outcome["second"] == "setup_done"
+    assert outcome == "setup_done"
     assert admins(workbench_db) == 1

@@ -1,5 +1,6 @@
 """The README's first screen, followed as a newcomer does on a fresh ANALYTICS_HOME: run, open the
-printed link, create the administrator, look at the Demo dashboard and see its charts.
+printed link, create the administrator, look at the Demo dashboard and see its charts; then the
+collector's link, for the administrator of its pages.
 
 `make run` is `analytics demo --if-missing` then `analytics up`; here Dagster is left out
 (`--no-dagster`) to spare the shared machine, which changes nothing the first screen shows.
@@ -82,6 +83,17 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     expect(page.get_by_text("The workbench has an administrator already.")).to_be_visible()
     page.goto(link.split("token=")[0] + "token=forged")
     expect(page.get_by_text("The workbench has an administrator already.")).to_be_visible()
+
+    # The second printed link: the collector's administration pages get their administrator too.
+    collector_link = fresh_stack.printed_setup_link(collector=True)
+    page.goto(collector_link)
+    page.get_by_label("E-mail address").fill(NEWCOMER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_label("Language").select_option("en")
+    page.get_by_role("button", name="Create the administrator").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Sites")
+    page.goto(collector_link)
+    expect(page.get_by_role("heading", level=1)).to_have_text("The collector has an administrator already")
     context.close()
     assert errors == [], f"uncaught errors in the page: {errors}"
 

@@ -76,6 +76,20 @@ def test_sql_editor_runs_draws_and_shows_a_table(page):
     expect(table.get_by_role("columnheader", name="visits")).to_be_visible()
     table.get_by_role("button", name="visits").click()
     expect(table.get_by_role("columnheader", name="visits")).to_have_attribute("aria-sort", "ascending")
+    # Columns resize with the keyboard (a focusable separator) and by dragging its handle.
+    header = table.get_by_role("columnheader", name="visits")
+    before = header.bounding_box()["width"]
+    handle = table.get_by_role("separator", name="Resize column visits")
+    handle.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    assert header.bounding_box()["width"] >= before + 60
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 100, box["y"] + box["height"] / 2, steps=5)
+    page.mouse.up()
+    assert header.bounding_box()["width"] >= before + 150
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
     assert download.value.suggested_filename.endswith(".csv")
@@ -207,6 +221,39 @@ def test_a_network_failure_keeps_the_text_and_offers_to_retry(page, context):
     context.set_offline(False)
     page.get_by_role("button", name="Retry").click()
     expect_rows(page, 1)
+
+
+def test_cancel_stops_the_statement_on_the_server(page):
+    """Cancel stops waiting and stops the statement itself (whichever of the two workers runs it):
+    its history line says cancelled at once, where a statement left running would end at the
+    30-second timeout as failed."""
+    sign_in(page)
+    open_sql_editor(page)
+    for attempt in range(2):
+        write_sql(page, f"select count(*) as n{attempt} from range(100000000000) a")
+        run(page)
+        expect(page.get_by_text("Running…")).to_be_visible()
+        page.get_by_role("button", name="Cancel").click()
+        expect(page.get_by_text("The statement was cancelled.")).to_be_visible()
+    page.get_by_role("link", name="History").click()
+    for attempt in range(2):
+        row = page.get_by_role("row").filter(has_text=f"as n{attempt} from range")
+        expect(row).to_contain_text("Cancelled (query_cancelled)", timeout=10_000)
+
+
+def test_csv_download_holds_the_whole_result_not_only_the_rows_shown(page):
+    sign_in(page)
+    open_sql_editor(page)
+    write_sql(page, "select n from range(25000) t(n) order by n")
+    run(page)
+    # The screen's row bound, flagged as truncated.
+    expect(page.get_by_test_id("result-status")).to_contain_text("Rows: 10,000")
+    expect(page.get_by_test_id("result-status")).to_contain_text("Truncated")
+    page.get_by_label("Chart", exact=True).select_option("table")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    lines = open(download.value.path(), encoding="utf-8").read().splitlines()
+    assert lines[0] == "n" and len(lines) == 25001 and lines[-1] == "24999"
 
 
 def test_a_narrow_window_stays_readable(page):

@@ -1,49 +1,30 @@
-"""The first-run setup link: who may create the first administrator of a fresh installation.
+"""The workbench's first-run setup link (`pipelines.web_auth.setup_links` holds the rules: random
+token kept as a SHA-256, 24 hours, replaced at each `analytics up`, spent under a row lock).
 
-`analytics up` issues a random token while no administrator exists and prints it in a link; the
-database keeps only its SHA-256 and an expiry (24 hours, renewed by each `analytics up` that finds
-no administrator, which also makes the previous link useless). Creating the first administrator
-deletes the link in the same transaction, under a row lock, so two concurrent attempts can never
-create two administrators. Once an administrator exists the setup is over for good.
+The link lives in the table `setup_link`; the workbench's administrators are `users.is_admin`.
 """
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
-import secrets
 from typing import Any
 
 import psycopg
 
+from pipelines.web_auth.setup_links import VALID_FOR, SetupLinks, SetupState
 from workbench_app.accounts import users
 from workbench_app.errors import WorkbenchError
 from workbench_app.records import audit_log
 
-VALID_FOR = dt.timedelta(hours=24)
-TOKEN_BYTES = 32
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
+LINKS = SetupLinks("setup_link", users_table="users", administrator_flag="is_admin")
 
 
 def administrator_exists(conn: psycopg.Connection) -> bool:
-    return conn.execute("select exists (select 1 from users where is_admin)").fetchone()[0]
+    return LINKS.administrator_exists(conn)
 
 
 def issue(conn: psycopg.Connection, valid_for: dt.timedelta = VALID_FOR) -> str | None:
     """A new setup token while no administrator exists (replacing any earlier one); None otherwise."""
-    if administrator_exists(conn):
-        conn.execute("delete from setup_link")
-        return None
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    conn.execute(
-        """insert into setup_link (token_hash, expires_at) values (%s, now() + %s)
-           on conflict (singleton) do update set token_hash = excluded.token_hash,
-                                                 expires_at = excluded.expires_at, created_at = now()""",
-        (_digest(token), valid_for))
-    return token
+    return LINKS.issue(conn, valid_for)
 
 
 def done() -> WorkbenchError:
@@ -58,12 +39,10 @@ def invalid_link() -> WorkbenchError:
 
 def check(conn: psycopg.Connection, token: Any, lock: bool = False) -> None:
     """Refuse unless the setup is open and `token` is its current, unexpired token."""
-    row = conn.execute("select token_hash, expires_at > now() from setup_link" + (" for update" if lock else "")
-                       ).fetchone()
-    if administrator_exists(conn):
+    state = LINKS.state(conn, token, lock=lock)
+    if state is SetupState.DONE:
         raise done()
-    if (row is None or not isinstance(token, str) or not token
-            or not hmac.compare_digest(row[0], _digest(token)) or not row[1]):
+    if state is SetupState.INVALID:
         raise invalid_link()
 
 
@@ -73,6 +52,6 @@ def create_first_administrator(conn: psycopg.Connection, token: Any, *, email: s
     check(conn, token, lock=True)
     user = users.create_user(conn, None, email=email, password=password, display_name=display_name,
                              is_admin=True, locale=locale)
-    conn.execute("delete from setup_link")
+    LINKS.spend(conn)
     audit_log.record(conn, user["user_id"], user["email"], "setup.completed", str(user["user_id"]), {})
     return user

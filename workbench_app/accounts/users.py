@@ -20,7 +20,7 @@ _PUBLIC = "user_id, email, display_name, is_admin, is_active, locale, created_at
 
 
 def _check_password(password: Any) -> str:
-    if not isinstance(password, str) or not passwords.MIN_LENGTH <= len(password) <= passwords.MAX_LENGTH:
+    if not passwords.acceptable(password):
         raise invalid(f"password must be a string of {passwords.MIN_LENGTH} to {passwords.MAX_LENGTH} characters.",
                       field="password")
     return password

@@ -15,7 +15,7 @@ from workbench_app.api import (
     setup_routes,
     sources_routes,
 )
-from workbench_app.api.authentication import authenticate_request
+from workbench_app.api.authentication import authenticate_request, services
 from workbench_app.api.errors import register_error_handlers
 
 PREFIX = "/api/v1"
@@ -23,6 +23,8 @@ PREFIX = "/api/v1"
 
 def register_api(app: Flask) -> None:
     api = Blueprint("api_v1", __name__, url_prefix=PREFIX)
+    # Before anything runs in this worker, it listens for cancellations (running_statements).
+    api.before_request(lambda: services().running_statements.start())
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes):

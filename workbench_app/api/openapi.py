@@ -66,11 +66,13 @@ _SCALAR = {"type": ["string", "number", "boolean"], "maxLength": 1000, "pattern"
 _ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
                "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}}
 _VARIABLE_TYPES = {"type": "object", "additionalProperties": {"enum": ["text", "number", "date", "list"]}}
+_STATEMENT_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
+                 "description": "Names the run so that the caller may stop it with POST /sql/cancel."}
 _SQL_FIELDS = {"sql": _STRING, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
-               "row_limit": {"type": "integer", "minimum": 1}}
+               "row_limit": {"type": "integer", "minimum": 1}, "statement_id": _STATEMENT_ID}
 _SQL_BODY = _body(_SQL_FIELDS, ("sql",))
-_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": {"type": "integer", "minimum": 1}},
-                      ("builder",))
+_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": {"type": "integer", "minimum": 1},
+                       "statement_id": _STATEMENT_ID}, ("builder",))
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
@@ -187,7 +189,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
         "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]}, "sql_text": _STR,
         "question_id": _NULL_INT, "started_at": _STAMP, "duration_ms": {"type": ["number", "null"]},
-        "row_count": _NULL_INT, "status": {"enum": ["ok", "refused", "failed"]}, "error_code": _NULL_STR}),
+        "row_count": _NULL_INT, "status": {"enum": ["ok", "refused", "failed", "cancelled"]}, "error_code": _NULL_STR}),
     "HistoryList": _object({"queries": {"type": "array", "items": _ref("HistoryEntry")}}),
     "AuditEntry": _object({"entry_id": _INT, "at": _STAMP, "actor_id": _NULL_INT, "actor": _NULL_STR,
                            "action": _STR, "target": _NULL_STR, "details": {}}),
@@ -195,6 +197,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
     "Suggestions": _object({"suggestions": {"type": "array", "items": _object(
         {"label": _STR, "kind": _STR, "detail": _NULL_STR})}}),
     "FormattedSql": _object({"sql": _STR}),
+    "Cancelling": _object({"statement_id": _STR}),
     "CompiledBuilder": _object({
         "sql": {"type": "string", "description": "Runnable: the values written as SQL literals, formatted."},
         "template": {"type": "string", "description": "The same statement with `{{variables}}`."},
@@ -297,6 +300,9 @@ def _paths() -> dict[str, Any]:
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
         "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_SQL_BODY))},
+        "/sql/cancel": {"post": op(
+            "Cancel a running statement", "sql", ok=202, result=_ref("Cancelling"),
+            body=_body({"statement_id": _STATEMENT_ID}, ("statement_id",)))},
         "/builder/run": {"post": op("Run a builder definition", "builder", body=_BUILDER_BODY, result=_ref("Result"))},
         "/builder/sql": {"post": op("Compile a builder definition to SQL", "builder", result=_ref("CompiledBuilder"),
                                     body=_body({"builder": _ref("BuilderDefinition")}, ("builder",)))},

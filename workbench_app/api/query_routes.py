@@ -10,7 +10,7 @@ from workbench_app.api.authentication import identity, json_body, origin, servic
 from workbench_app.content import builder
 from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql, inline_values
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import engine_refusal, open_session, run_for, run_statement
+from workbench_app.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
 
 blueprint = Blueprint("query", __name__)
 MAX_SQL = 100_000
@@ -33,7 +33,19 @@ def run_sql():
     values, types = _variables(body)
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit))
+                           row_limit=row_limit, statement_id=check.statement_id(body)))
+
+
+@blueprint.post("/sql/cancel")
+def cancel_sql():
+    """Stop the caller's statement that runs under `statement_id`, in whichever worker runs it.
+
+    202 whether or not it still runs (it may have just ended, or not begun yet: then it stops as it
+    begins); the run itself answers 409 `query_cancelled`. A person can stop only their own runs.
+    """
+    statement = check.statement_id(json_body(), required=True)
+    cancel(services(), identity(), statement)
+    return jsonify({"statement_id": statement}), 202
 
 
 @blueprint.post("/sql/csv")
@@ -46,7 +58,7 @@ def download_sql():
     bound = workbench.settings.workbench_export_row_limit
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
     result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit, row_ceiling=bound)
+                           row_limit=row_limit, row_ceiling=bound, statement_id=check.statement_id(body))
     return csv_export.response(result, "result")
 
 
@@ -57,7 +69,7 @@ def run_builder():
     sql, types, values = builder.compile_definition(body.get("builder"))
     row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit))
+                           row_limit=row_limit, statement_id=check.statement_id(body)))
 
 
 @blueprint.post("/builder/sql")

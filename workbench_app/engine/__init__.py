@@ -33,6 +33,7 @@ failures raise :class:`EngineError` with a stable ``code``.
 """
 
 from workbench_app.engine.autocomplete import Completion
+from workbench_app.engine.cancellation import Cancellation
 from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
 from workbench_app.engine.dialect import DIALECT, format_sql
 from workbench_app.engine.duckdb_engine import CatalogSource, EngineSettings, QueryResult, WorkbenchEngine
@@ -55,6 +56,7 @@ __all__ = [
     "DIALECT",
     "ERROR_CODES",
     "VARIABLE_TYPES",
+    "Cancellation",
     "CatalogSource",
     "ColumnInfo",
     "ColumnMask",

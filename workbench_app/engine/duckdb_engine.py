@@ -37,6 +37,7 @@ import duckdb
 from sqlglot import exp
 
 from workbench_app.engine.autocomplete import Completion, complete
+from workbench_app.engine.cancellation import Cancellation
 from workbench_app.engine.couchdb_catalog import CouchCatalog
 from workbench_app.engine.external_tables import (
     ExternalCatalog,
@@ -53,6 +54,7 @@ from workbench_app.engine.errors import (
     COLUMN_NOT_FOUND,
     FUNCTION_NOT_ALLOWED,
     MEMORY_LIMIT_EXCEEDED,
+    QUERY_CANCELLED,
     QUERY_FAILED,
     QUERY_TIMEOUT,
     TABLE_NOT_FOUND,
@@ -441,13 +443,15 @@ class WorkbenchEngine:
         row_limit: int | None = None,
         timeout_seconds: float | None = None,
         row_ceiling: int | None = None,
+        cancellation: Cancellation | None = None,
     ) -> QueryResult:
         """Run one read statement as ``user``; raise :class:`EngineError` when refused or failed.
 
         ``variables``/``variable_types`` fill ``{{name}}`` placeholders (see
         :mod:`variables`). ``row_limit`` and ``timeout_seconds`` default to the
         engine settings and may only lower them; ``row_ceiling`` replaces the
-        settings' row limit (CSV downloads have a bound of their own).
+        settings' row limit (CSV downloads have a bound of their own). ``cancellation``, when
+        given, stops the statement from another thread (``query_cancelled``).
         """
         ceiling = self.settings.row_limit if row_ceiling is None else row_ceiling
         limit = ceiling if row_limit is None else min(row_limit, ceiling)
@@ -469,7 +473,7 @@ class WorkbenchEngine:
                 parameters=bound.parameters,
                 row_limit=limit + 1,
             )
-            return self._execute(generation, statement, limit, timeout)
+            return self._execute(generation, statement, limit, timeout, cancellation or Cancellation())
         finally:
             with self._lock:
                 generation.running -= 1
@@ -478,10 +482,13 @@ class WorkbenchEngine:
                 generation.close()
 
     def _execute(
-        self, generation: _Generation, statement: RewrittenStatement, limit: int, timeout: float
+        self, generation: _Generation, statement: RewrittenStatement, limit: int, timeout: float,
+        cancellation: Cancellation,
     ) -> QueryResult:
         started = time.perf_counter()
         prepared = self._fetch_external(generation, statement, timeout)
+        if cancellation.cancelled:
+            raise _cancelled()
         cursor = generation.connection.cursor()
         for name, rows in prepared.arrow_tables.items():
             cursor.register(name, rows)  # this cursor only: other statements cannot see them
@@ -493,13 +500,17 @@ class WorkbenchEngine:
 
         timer = threading.Timer(max(0.0, timeout - (time.perf_counter() - started)), interrupt)
         timer.start()
+        cancellation.on_cancel(cursor.interrupt)
         try:
             cursor.execute(prepared.sql, statement.parameters or None)
             description = cursor.description or []
             rows = cursor.fetchall()
         except duckdb.Error as error:
+            if cancellation.cancelled and not timed_out.is_set():
+                raise _cancelled() from None
             raise _engine_error(error, timed_out.is_set()) from None
         finally:
+            cancellation.on_cancel(None)
             timer.cancel()
             cursor.close()
         elapsed = time.perf_counter() - started
@@ -583,6 +594,10 @@ _COLUMN_PATTERNS = (
     re.compile(r'Values list "[^"]*" does not have a column named "([^"]+)"'),
     re.compile(r'Column "([^"]+)" referenced that exists in the SELECT clause - but this column cannot be'),
 )
+
+
+def _cancelled() -> EngineError:
+    return EngineError(QUERY_CANCELLED, "The query was cancelled.")
 
 
 def _engine_error(error: duckdb.Error, timed_out: bool) -> EngineError:

@@ -16,6 +16,7 @@ FUNCTION_NOT_ALLOWED = "function_not_allowed"
 PERMISSION_DENIED = "permission_denied"
 VARIABLE_ERROR = "variable_error"
 QUERY_TIMEOUT = "query_timeout"
+QUERY_CANCELLED = "query_cancelled"
 MEMORY_LIMIT_EXCEEDED = "memory_limit_exceeded"
 QUERY_FAILED = "query_failed"
 CATALOG_ERROR = "catalog_error"
@@ -30,6 +31,7 @@ ERROR_CODES = frozenset(
         PERMISSION_DENIED,
         VARIABLE_ERROR,
         QUERY_TIMEOUT,
+        QUERY_CANCELLED,
         MEMORY_LIMIT_EXCEEDED,
         QUERY_FAILED,
         CATALOG_ERROR,

@@ -391,6 +391,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sql/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a running statement */
+        post: operations["cancel_a_running_statement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/builder/run": {
         parameters: {
             query?: never;
@@ -993,7 +1010,7 @@ export interface components {
             duration_ms: number | null;
             row_count: number | null;
             /** @enum {unknown} */
-            status: "ok" | "refused" | "failed";
+            status: "ok" | "refused" | "failed" | "cancelled";
             error_code: string | null;
         };
         HistoryList: {
@@ -1021,6 +1038,9 @@ export interface components {
         };
         FormattedSql: {
             sql: string;
+        };
+        Cancelling: {
+            statement_id: string;
         };
         CompiledBuilder: {
             /** @description Runnable: the values written as SQL literals, formatted. */
@@ -4282,6 +4302,8 @@ export interface operations {
                         [key: string]: "text" | "number" | "date" | "list";
                     };
                     row_limit?: number;
+                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+                    statement_id?: string;
                 };
             };
         };
@@ -4387,6 +4409,8 @@ export interface operations {
                         [key: string]: "text" | "number" | "date" | "list";
                     };
                     row_limit?: number;
+                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+                    statement_id?: string;
                 };
             };
         };
@@ -4398,6 +4422,105 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancel_a_running_statement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+                    statement_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cancelling"];
                 };
             };
             /** @description Invalid input */
@@ -4486,6 +4609,8 @@ export interface operations {
                 "application/json": {
                     builder: components["schemas"]["BuilderDefinition"];
                     row_limit?: number;
+                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+                    statement_id?: string;
                 };
             };
         };

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, data } from "../../api/client";
 import type { Question } from "../../api/models";
+import { downloadBuilderCsv, runBuilder } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
@@ -16,7 +17,7 @@ import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import type { SchemaTable } from "../data/DataPage";
 import { ResultPanel } from "../results/ResultPanel";
-import { resultColumns, type Result } from "../results/types";
+import { resultColumns } from "../results/types";
 import {
   BUCKETS, emptyState, FUNCTIONS, kindOf, kindKey, operatorsFor, RELATIVE_UNITS, sortOptions, toDefinition,
   type BuilderState, type ColumnChoice, type ColumnKind, type FilterRow, type TableRef,
@@ -78,7 +79,8 @@ export default function QuestionBuilderPage() {
   const pending = useDebounced(definition, 400);
   const result = useQuery({
     queryKey: ["builder-run", pending],
-    queryFn: async () => (await data(api.POST("/builder/run", { body: { builder: pending!, row_limit: 2000 } }))) as Result,
+    // The signal stops a run the screen no longer waits for (a newer definition, leaving the page).
+    queryFn: ({ signal }) => runBuilder({ builder: pending!, row_limit: 2000 }, signal),
     enabled: pending !== null,
     placeholderData: (previous) => previous,
   });
@@ -246,7 +248,8 @@ export default function QuestionBuilderPage() {
       <ErrorMessage error={result.error} onRetry={() => void result.refetch()} />
       {result.isFetching && <p role="status" aria-live="polite">{t("sql.running")}</p>}
       {result.data && chartSpec && pending && (
-        <ResultPanel result={result.data} spec={chartSpec} onSpecChange={setSpec} title={question.data?.name ?? t("builder.title")} />
+        <ResultPanel result={result.data} spec={chartSpec} onSpecChange={setSpec} title={question.data?.name ?? t("builder.title")}
+          fetchCsv={pending ? () => downloadBuilderCsv(pending) : undefined} />
       )}
       {saving && <SaveQuestionDialog initialName={question.data?.name ?? ""} initialFolder={question.data?.folder_id}
         onSave={save} onCancel={() => setSaving(false)} />}

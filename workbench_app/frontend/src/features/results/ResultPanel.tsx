@@ -17,9 +17,11 @@ interface Props {
   spec: ChartSpec;
   onSpecChange: (spec: ChartSpec) => void;
   title: string;
+  /** See ResultTable: the whole result as CSV from the server. */
+  fetchCsv?: () => Promise<Blob>;
 }
 
-export function ResultPanel({ result, spec, onSpecChange, title }: Props) {
+export function ResultPanel({ result, spec, onSpecChange, title, fetchCsv }: Props) {
   const { t } = useTranslation();
   const columns = useMemo(() => resultColumns(result), [result]);
   const rows = (result.rows ?? []) as unknown[][];
@@ -35,7 +37,7 @@ export function ResultPanel({ result, spec, onSpecChange, title }: Props) {
       <div className={styles.body}>
         <div className={styles.view}>
           {spec.kind === "table"
-            ? <ResultTable result={result} fileName={title} />
+            ? <ResultTable result={result} fileName={title} fetchCsv={fetchCsv} />
             : (
               <Suspense fallback={<p role="status">{t("common.loading")}</p>}>
                 <ChartView spec={spec} columns={columns} rows={rows} forecasts={forecasts} title={title} />

@@ -127,7 +127,8 @@ export default function SqlEditorPage() {
       <ErrorMessage error={statement.error} onRetry={statement.refusal ? undefined : statement.retry} />
       {statement.running && <p role="status" aria-live="polite">{t("sql.running")}</p>}
       {statement.cancelled && <p role="status">{t("sql.cancelled")}</p>}
-      {result && chartSpec && <ResultPanel result={result} spec={chartSpec} onSpecChange={setSpec} title={title} />}
+      {result && chartSpec && <ResultPanel result={result} spec={chartSpec} onSpecChange={setSpec} title={title}
+        fetchCsv={statement.fetchCsv} />}
       {saving && (
         <SaveQuestionDialog initialName={question.data?.name ?? ""} initialFolder={question.data?.folder_id}
           onSave={save} onCancel={() => setSaving(false)} />

@@ -1,6 +1,8 @@
-// Running a statement from a screen: one at a time, cancellable, the last answer or refusal kept.
+// Running a statement from a screen: one at a time, cancellable (on the server too: see
+// api/statementRun.ts), the last answer or refusal kept.
 import { useCallback, useRef, useState } from "react";
-import { api, ApiError, data } from "../../api/client";
+import { ApiError } from "../../api/client";
+import { downloadSqlCsv, runSql } from "../../api/statementRun";
 import type { Result } from "../results/types";
 
 export interface RunRequest {
@@ -26,8 +28,8 @@ export function useStatementRun() {
     setCancelled(false);
     setError(null);
     try {
-      const answer = await data(api.POST("/sql", { body: request as never, signal: abort.signal }));
-      if (!abort.signal.aborted) setResult(answer as Result);
+      const answer = await runSql(request as Parameters<typeof runSql>[0], abort.signal);
+      if (!abort.signal.aborted) setResult(answer);
     } catch (caught) {
       if (abort.signal.aborted) return;
       setError(caught);
@@ -50,6 +52,9 @@ export function useStatementRun() {
     if (last.current) void run(last.current);
   }, [run]);
 
+  // The CSV of the statement whose answer is shown, run again by the server without the screen's row cap.
+  const fetchCsv = useCallback(() => downloadSqlCsv(last.current as Parameters<typeof downloadSqlCsv>[0]), []);
+
   const refusal = error instanceof ApiError ? error : null;
-  return { result, error, refusal, running, cancelled, run, cancel, retry };
+  return { result, error, refusal, running, cancelled, run, cancel, retry, fetchCsv };
 }
