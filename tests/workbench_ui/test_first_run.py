@@ -1,5 +1,5 @@
 """The README's first screen, followed as a newcomer does on a fresh ANALYTICS_HOME: run, open the
-printed link, create the administrator, open the Demo folder and see a question's chart; then the
+printed link, create the administrator, look at the Demo dashboard and see its charts; then the
 collector's link, for the administrator of its pages.
 
 `make run` is `analytics demo --if-missing` then `analytics up`; here Dagster is left out
@@ -52,7 +52,7 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     assert link.startswith(fresh_stack.workbench_url + "/setup?token=")
     console = fresh_stack.console()
     assert "DEBUG" not in console and "GET /healthz" not in console
-    assert "Then open the Demo folder" in console
+    assert "Then look at the Demo dashboard" in console
 
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
     errors: list[str] = []
@@ -67,15 +67,13 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     page.get_by_role("button", name="Create the administrator").click()
     expect(page.get_by_role("navigation").first).to_be_visible()
 
-    folders = page.get_by_role("navigation", name="Folders")
-    folders.get_by_role("link", name="Demo", exact=True).click()
-    expect(page.get_by_role("heading", name="Demo", exact=True)).to_be_visible()
-    page.get_by_role("link", name="Visits by channel").click()
-    expect(page.get_by_role("heading", name="Visits by channel")).to_be_visible()
-    page.get_by_role("button", name="Run").click()
-    chart = page.get_by_test_id("chart")
-    expect(chart).to_be_visible(timeout=30_000)
-    expect(chart.locator("canvas, svg").first).to_be_attached()
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Dashboards").click()
+    page.get_by_role("link", name="Demo dashboard").click()
+    expect(page.get_by_role("heading", name="Demo dashboard")).to_be_visible()
+    for title in ("Visits by channel", "Conversions by attribution model", "Top pages", "Visits per day"):
+        chart = page.get_by_role("region", name=title, exact=True).get_by_test_id("chart")
+        expect(chart.locator("svg").first).to_be_visible(timeout=30_000)
+    check_accessibility(page, "the Demo dashboard")
 
     # The link is spent: the API says so, whatever page shows it.
     again = requests.get(f"{fresh_stack.workbench_url}/api/v1/setup", params={"token": link.split("token=")[1]},
@@ -101,7 +99,7 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
 
 
 def test_the_demo_dashboard_runs_every_card(fresh_stack):
-    """The dashboard's screens come with another issue; its cards run through the API meanwhile."""
+    """Each card of the Demo dashboard runs through the API too, and its chart fits its result."""
     token = fresh_stack.create_admin("second@example.org", PASSWORD)
     headers = {"Authorization": f"Bearer {token}"}
     api = f"{fresh_stack.workbench_url}/api/v1"

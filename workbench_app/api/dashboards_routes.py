@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, origin, services
-from workbench_app.content import dashboards
+from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
+from workbench_app.content import dashboards, result_cache
 
 blueprint = Blueprint("dashboards", __name__)
 
@@ -16,6 +16,7 @@ def _fields(body, creating):
         "description": check.text(body, "description", max_length=5000),
         "folder_id": check.integer(body, "folder_id", minimum=1),
     }
+    fields["cache_ttl_seconds"] = check.integer(body, "cache_ttl_seconds", minimum=0, maximum=86_400)
     if "auto_refresh_seconds" in body:
         fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400,
                                                        nullable=True)
@@ -38,6 +39,14 @@ def create_dashboard():
     fields = _fields(json_body(), creating=True)
     with services().transaction() as conn:
         return jsonify(dashboards.create_dashboard(conn, identity(), fields)), 201
+
+
+@blueprint.get("/dashboard-cache")
+def cache_counts():
+    """Administrators: each dashboard's cache hits, misses, hit ratio and fresh entries."""
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify({"dashboards": result_cache.cache_counts(conn)})
 
 
 @blueprint.get("/dashboards/<dashboard_id>")

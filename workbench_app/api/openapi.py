@@ -83,6 +83,8 @@ _QUESTION_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                   "variables": _VARIABLE_TYPES, "builder": _ref("BuilderDefinition"), "visualization": _OBJECT}
 _DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                    "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
+                   "cache_ttl_seconds": {"type": "integer", "minimum": 0, "maximum": 86400,
+                                         "description": "How long card results stay cached (300; 0: no cache)."},
                    "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
                    "filters": {"type": "array", "items": _OBJECT}}
 _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
@@ -163,13 +165,18 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})},
         "rows": {"type": "array", "items": {"type": "array"}},
         "row_count": _INT, "truncated": {"type": "boolean"}, "elapsed_ms": {"type": "number"},
-        "question_id": _INT}, optional=("question_id",)),
+        "question_id": _INT, "card_id": _INT,
+        "cached": {"type": "boolean", "description": "Dashboard cards: whether the answer came from the result cache."},
+        "cached_at": _STAMP}, optional=("question_id", "card_id", "cached", "cached_at")),
     "Question": _object({
         "question_id": _INT, "folder_id": _INT, "name": _STR, "description": _STR,
         "kind": {"enum": ["sql", "builder"]}, "builder": {"oneOf": [_ref("BuilderDefinition"), {"type": "null"}]},
         "sql": _STR, "variables": _VARIABLE_TYPES, "visualization": _OBJECT, "created_by": _NULL_INT,
         "created_at": _STAMP, "updated_at": _STAMP}),
     "QuestionList": _object({"questions": {"type": "array", "items": _ref("Question")}}),
+    "DashboardCacheCounts": _object({"dashboards": {"type": "array", "items": _object({
+        "dashboard_id": _INT, "name": _STR, "cache_ttl_seconds": _INT, "warm_up": {"type": "boolean"},
+        "hits": _INT, "misses": _INT, "entries": _INT, "hit_ratio": {"type": ["number", "null"]}})}}),
     "Folder": _object({
         "folder_id": _INT, "name": _STR, "parent_id": _NULL_INT, "created_at": _STAMP,
         "access": {"enum": ["view", "edit", None]}, "personal": {"type": "boolean"}, "mine": {"type": "boolean"},
@@ -440,6 +447,9 @@ def _paths() -> dict[str, Any]:
                                                        "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/dashboards": {"get": op("List dashboards", "dashboards"),
                         "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
+        "/dashboard-cache": {"get": _also(op("Dashboard cache counts (administrators)", "dashboards",
+                                              result=_ref("DashboardCacheCounts")),
+                                           ("403", "forbidden: administrators only"))},
         "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
                                        "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
                                                  body=_body(_DASHBOARD_BODY)),

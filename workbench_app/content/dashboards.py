@@ -1,4 +1,4 @@
-"""Dashboards: tabs, cards (a question or a text block on a grid), filters linked to card fields.
+"""Dashboards: tabs, cards (a question, a text block or a heading on a grid), filters linked to card fields.
 
 The layout is saved whole (`save_layout`): tabs, cards and filters come with local `key`s so that
 a card can name its tab and a filter the cards and variables (fields) it feeds. Running a card
@@ -6,6 +6,8 @@ maps the dashboard's filter values onto the card question's variables.
 """
 from __future__ import annotations
 
+import datetime
+import re
 from typing import Any
 
 import psycopg
@@ -13,11 +15,12 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.content import folders, questions
+from workbench_app.content import folders, questions, result_cache
 from workbench_app.errors import invalid, not_found
 from workbench_app.services import WorkbenchServices
 
-_DASHBOARD = "dashboard_id, folder_id, name, description, auto_refresh_seconds, created_by, created_at, updated_at"
+_DASHBOARD = ("dashboard_id, folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up, "
+              "created_by, created_at, updated_at")
 FILTER_TYPES = ("text", "number", "date")
 
 
@@ -32,13 +35,13 @@ def get_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: in
             "select tab_id, name, position from dashboard_tabs where dashboard_id = %s order by position, tab_id",
             (dashboard_id,)).fetchall()
         dashboard["cards"] = cur.execute(
-            """select c.card_id, c.tab_id, c.kind, c.question_id, q.name as question_name, c.text,
-                      c.col, c.row, c.width, c.height
+            """select c.card_id, c.tab_id, c.kind, c.question_id, q.name as question_name,
+                      q.visualization, q.variables, c.text, c.col, c.row, c.width, c.height
                from dashboard_cards c left join questions q using (question_id)
                where c.dashboard_id = %s order by c.tab_id nulls first, c.row, c.col, c.card_id""",
             (dashboard_id,)).fetchall()
         filters = cur.execute(
-            "select filter_id, name, type, default_value from dashboard_filters where dashboard_id = %s order by filter_id",
+            "select filter_id, name, type, default_value, required from dashboard_filters where dashboard_id = %s order by filter_id",
             (dashboard_id,)).fetchall()
         for item in filters:
             item["links"] = cur.execute(
@@ -58,10 +61,11 @@ def create_dashboard(conn: psycopg.Connection, identity: Identity, fields: dict[
     folder_id = fields.get("folder_id") or folders.personal_folder(conn, identity)
     folders.require(conn, identity, folder_id, "edit")
     dashboard_id = conn.execute(
-        """insert into dashboards (folder_id, name, description, auto_refresh_seconds, created_by)
-           values (%s, %s, %s, %s, %s) returning dashboard_id""",
+        """insert into dashboards (folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up,
+                                   created_by)
+           values (%s, %s, %s, %s, coalesce(%s, 300), coalesce(%s, false), %s) returning dashboard_id""",
         (folder_id, fields["name"], fields.get("description") or "", fields.get("auto_refresh_seconds"),
-         identity.user_id)).fetchone()[0]
+         fields.get("cache_ttl_seconds"), fields.get("warm_up"), identity.user_id)).fetchone()[0]
     if any(fields.get(part) for part in ("tabs", "cards", "filters")):
         save_layout(conn, identity, dashboard_id, fields)
     return get_dashboard(conn, identity, dashboard_id)
@@ -74,10 +78,12 @@ def update_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id:
         folders.require(conn, identity, folder_id, "edit")
     conn.execute(
         """update dashboards set folder_id = %s, name = %s, description = %s, auto_refresh_seconds = %s,
-                  updated_at = now() where dashboard_id = %s""",
+                  cache_ttl_seconds = %s, warm_up = %s, updated_at = now() where dashboard_id = %s""",
         (folder_id, fields.get("name") or current["name"],
          fields["description"] if fields.get("description") is not None else current["description"],
          fields["auto_refresh_seconds"] if "auto_refresh_seconds" in fields else current["auto_refresh_seconds"],
+         fields["cache_ttl_seconds"] if fields.get("cache_ttl_seconds") is not None else current["cache_ttl_seconds"],
+         fields["warm_up"] if fields.get("warm_up") is not None else current["warm_up"],
          dashboard_id))
     if any(part in fields for part in ("tabs", "cards", "filters")):
         save_layout(conn, identity, dashboard_id, fields)
@@ -136,8 +142,12 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
             text = card.get("text", "")
             if not isinstance(text, str) or len(text) > 20_000:
                 raise invalid("A text card's text must be a string.", field="cards")
+        elif kind == "heading":
+            text = card.get("text")
+            if not isinstance(text, str) or not text.strip() or len(text) > 200:
+                raise invalid("A heading card needs a text of at most 200 characters.", field="cards")
         else:
-            raise invalid("A card is of kind question or text.", field="cards")
+            raise invalid("A card is of kind question, text or heading.", field="cards")
         card_id = conn.execute(
             """insert into dashboard_cards (dashboard_id, tab_id, kind, question_id, text, col, row, width, height)
                values (%s, %s, %s, %s, %s, %s, %s, %s, %s) returning card_id""",
@@ -149,9 +159,14 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
         name, kind = item.get("name"), item.get("type", "text")
         if not isinstance(name, str) or not name.strip() or len(name) > 200 or kind not in FILTER_TYPES:
             raise invalid("Each filter needs a name and a type among text, number, date.", field="filters")
+        required = item.get("required", False)
+        if not isinstance(required, bool):
+            raise invalid("A filter's required is true or false.", field="filters")
+        default = filter_value({"name": name, "type": kind}, item.get("default"))
         filter_id = conn.execute(
-            "insert into dashboard_filters (dashboard_id, name, type, default_value) values (%s, %s, %s, %s) "
-            "returning filter_id", (dashboard_id, name, kind, Jsonb(item.get("default")))).fetchone()[0]
+            "insert into dashboard_filters (dashboard_id, name, type, default_value, required) "
+            "values (%s, %s, %s, %s, %s) returning filter_id",
+            (dashboard_id, name, kind, Jsonb(default), required)).fetchone()[0]
         links = item.get("links") or []
         if not isinstance(links, list):
             raise invalid("filter links must be a list.", field="filters")
@@ -167,6 +182,47 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
                          "on conflict do nothing", (filter_id, card_id, variable))
 
 
+def filter_value(dashboard_filter: dict[str, Any], value: Any) -> Any:
+    """A filter's value checked against its type (None or "" for no value); refusals name the filter."""
+    if value is None or value == "":
+        return None
+    kind, name = dashboard_filter["type"], dashboard_filter["name"]
+    field = f"filters.{name}"
+    if kind == "number":
+        if isinstance(value, str):
+            try:
+                value = float(value) if any(c in value for c in ".eE") else int(value)
+            except ValueError:
+                value = None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise invalid(f"The filter {name} takes a number.", field=field)
+        return value
+    if not isinstance(value, str) or len(value) > 1000 or "\x00" in value:
+        raise invalid(f"The filter {name} takes a text of at most 1,000 characters.", field=field)
+    if kind == "date" and resolve_date(value, datetime.date.today()) is None:
+        raise invalid(f"The filter {name} takes a date (YYYY-MM-DD) or a relative one (today, yesterday, "
+                      f"-7d, month-start, year-start).", field=field)
+    return value
+
+
+_DAYS_BACK = re.compile(r"-(\d{1,4})d")
+
+
+def resolve_date(value: str, today: datetime.date) -> str | None:
+    """A date filter's value as a day: fixed (YYYY-MM-DD) or relative to today; None when neither."""
+    relative = {"today": today, "yesterday": today - datetime.timedelta(days=1),
+                "month-start": today.replace(day=1), "year-start": today.replace(month=1, day=1)}
+    if value in relative:
+        return relative[value].isoformat()
+    back = _DAYS_BACK.fullmatch(value)
+    if back:
+        return (today - datetime.timedelta(days=int(back.group(1)))).isoformat()
+    try:
+        return datetime.date.fromisoformat(value).isoformat() if len(value) == 10 else None
+    except ValueError:
+        return None
+
+
 def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int, card_id: int,
              filter_values: dict[str, Any], *, origin: str, row_limit: int | None = None) -> dict[str, Any]:
     """Run one question card with the dashboard's filter values (by filter id or name)."""
@@ -177,11 +233,19 @@ def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int,
         raise not_found("Card")
     variables: dict[str, Any] = {}
     for item in dashboard["filters"]:
-        value = filter_values.get(str(item["filter_id"]), filter_values.get(item["name"], item["default_value"]))
+        value = filter_value(item, filter_values.get(str(item["filter_id"]),
+                                                     filter_values.get(item["name"], item["default_value"])))
+        linked = any(link["card_id"] == card_id for link in item["links"])
+        if linked and value is None and item["required"]:
+            raise invalid(f"The filter {item['name']} needs a value.", field=f"filters.{item['name']}")
         for link in item["links"]:
             if link["card_id"] == card_id and value is not None:
-                variables[link["variable"]] = value
-    result = questions.run_question(services, identity, card["question_id"], origin=origin,
-                                    variables=variables, row_limit=row_limit)
+                variables[link["variable"]] = (resolve_date(value, datetime.date.today()) if item["type"] == "date"
+                                               else value)
+    statement = questions.question_statement(services, identity, card["question_id"], variables)
+    result = result_cache.cached_run(
+        services, identity, dashboard, card_id, filter_values, statement, row_limit,
+        lambda: questions.run_question(services, identity, card["question_id"], origin=origin,
+                                       variables=variables, row_limit=row_limit))
     result["card_id"] = card_id
     return result

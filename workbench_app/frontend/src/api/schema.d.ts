@@ -914,6 +914,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard-cache": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Dashboard cache counts (administrators) */
+        get: operations["dashboard_cache_counts_(administrators)"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboards/{dashboard_id}": {
         parameters: {
             query?: never;
@@ -1122,6 +1139,11 @@ export interface components {
             truncated: boolean;
             elapsed_ms: number;
             question_id?: number;
+            card_id?: number;
+            /** @description Dashboard cards: whether the answer came from the result cache. */
+            cached?: boolean;
+            /** Format: date-time */
+            cached_at?: string;
         };
         Question: {
             question_id: number;
@@ -1146,6 +1168,18 @@ export interface components {
         };
         QuestionList: {
             questions: components["schemas"]["Question"][];
+        };
+        DashboardCacheCounts: {
+            dashboards: {
+                dashboard_id: number;
+                name: string;
+                cache_ttl_seconds: number;
+                warm_up: boolean;
+                hits: number;
+                misses: number;
+                entries: number;
+                hit_ratio: number | null;
+            }[];
         };
         Folder: {
             folder_id: number;
@@ -8961,6 +8995,8 @@ export interface operations {
                     description?: string;
                     folder_id?: number;
                     auto_refresh_seconds?: number | null;
+                    /** @description How long card results stay cached (300; 0: no cache). */
+                    cache_ttl_seconds?: number;
                     tabs?: {
                         [key: string]: unknown;
                     }[];
@@ -9046,6 +9082,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "dashboard_cache_counts_(administrators)": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardCacheCounts"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: administrators only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */
@@ -9162,6 +9281,8 @@ export interface operations {
                     description?: string;
                     folder_id?: number;
                     auto_refresh_seconds?: number | null;
+                    /** @description How long card results stay cached (300; 0: no cache). */
+                    cache_ttl_seconds?: number;
                     tabs?: {
                         [key: string]: unknown;
                     }[];

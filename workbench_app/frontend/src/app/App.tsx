@@ -24,6 +24,8 @@ const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
 const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
 const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
 const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
+const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"));
+const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -66,6 +68,8 @@ export function App() {
               <Route path="assistant" element={<AssistantPage />} />
               <Route path="assistant/:conversationId" element={<AssistantPage />} />
               <Route path="settings/assistant" element={<AssistantSettingsPage />} />
+              <Route path="dashboards" element={<DashboardsPage />} />
+              <Route path="dashboards/:dashboardId" element={<DashboardPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

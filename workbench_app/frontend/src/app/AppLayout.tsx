@@ -17,6 +17,7 @@ export function AppLayout() {
   const assistant = useAssistantStatus();
   const links = [
     { to: "/", label: t("nav.browse"), end: true },
+    { to: "/dashboards", label: t("nav.dashboards") },
     { to: "/question/new", label: t("nav.newQuestion") },
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },

@@ -19,9 +19,11 @@ interface Props {
   rows: unknown[][];
   forecasts?: ForecastSeries[];
   title: string;
+  /** Fill the parent's height (a dashboard card) rather than the editor's fixed height. */
+  fill?: boolean;
 }
 
-export default function ChartView({ spec, columns, rows, forecasts = [], title }: Props) {
+export default function ChartView({ spec, columns, rows, forecasts = [], title, fill = false }: Props) {
   const { t } = useTranslation();
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
@@ -52,14 +54,14 @@ export default function ChartView({ spec, columns, rows, forecasts = [], title }
   if (spec.kind === "number") {
     const value = numberValue(spec, columns, rows);
     return (
-      <figure className={styles.number} aria-label={title}>
+      <figure className={fill ? `${styles.number} ${styles.fill}` : styles.number} aria-label={title}>
         <span className={styles.value}>{value === null ? "–" : formatNumber(value, { maximumFractionDigits: 2 })}</span>
         <figcaption>{spec.y[0]}</figcaption>
       </figure>
     );
   }
   return (
-    <figure className={styles.figure}>
+    <figure className={fill ? `${styles.figure} ${styles.fill}` : styles.figure}>
       <div ref={host} className={styles.chart} role="img" aria-label={title} data-testid="chart" />
       {forecasts.length > 0 && (
         <figcaption className={styles.caption}>

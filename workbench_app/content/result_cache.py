@@ -1,0 +1,99 @@
+"""Dashboard card results cached by the statement after the permission rewrite.
+
+The key is the SHA-256 of the rewritten SQL (row filters and masks already in it, the person's
+attributes bound), its parameters and the row limit, so a cached answer is only ever the one the
+same statement would produce for anyone with the same effective rights. Entries live in the
+workbench database for the dashboard's `cache_ttl_seconds` (0: no cache); a build of the views
+drops the entries that read what it rebuilt (`invalidate_tables`), and the warm-up runs them again.
+Hits and misses are counted per dashboard for administrators.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable, Mapping
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from workbench_app.accounts.identity import Identity
+from workbench_app.engine import EngineError
+from workbench_app.query_runner import open_session
+from workbench_app.services import WorkbenchServices
+
+
+def statement_key(services: WorkbenchServices, identity: Identity, sql: str, variable_types: Mapping[str, str],
+                  variables: Mapping[str, Any], row_limit: int | None) -> tuple[str, list[str]] | None:
+    """(key, tables read) of the statement as it would run for `identity`; None when it is refused
+    (the run that follows reports the refusal and records it)."""
+    session = open_session(services, identity)
+    try:
+        rewritten = session.engine.rewrite(sql, session.user, variables=variables, variable_types=variable_types,
+                                           row_limit=row_limit)
+    except EngineError:
+        return None
+    material = json.dumps([rewritten.sql, rewritten.parameters, row_limit], sort_keys=True, default=str)
+    tables = sorted({".".join(table.key) for table in rewritten.tables})
+    return hashlib.sha256(material.encode()).hexdigest(), tables
+
+
+def _count(conn: psycopg.Connection, dashboard_id: int, column: str) -> None:
+    conn.execute(f"""insert into dashboard_cache_counts (dashboard_id, {column}) values (%s, 1)
+                     on conflict (dashboard_id) do update set {column} = dashboard_cache_counts.{column} + 1""",
+                 (dashboard_id,))
+
+
+def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mapping[str, Any], card_id: int,
+               filter_values: Mapping[str, Any], statement: tuple[str, Mapping[str, str], Mapping[str, Any]],
+               row_limit: int | None, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The card's result from the cache when fresh, else `run()`'s, stored for the dashboard's TTL."""
+    ttl = dashboard.get("cache_ttl_seconds") or 0
+    sql, types, values = statement
+    found = statement_key(services, identity, sql, types, values, row_limit) if ttl > 0 else None
+    if found is None:
+        return {**run(), "cached": False}
+    key, tables = found
+    dashboard_id = dashboard["dashboard_id"]
+    with services.transaction() as conn:
+        row = conn.execute("""select result, created_at from dashboard_result_cache
+                              where dashboard_id = %s and cache_key = %s and expires_at > now()""",
+                           (dashboard_id, key)).fetchone()
+        _count(conn, dashboard_id, "hits" if row else "misses")
+    if row:
+        return {**row[0], "cached": True, "cached_at": row[1].isoformat()}
+    result = run()
+    with services.transaction() as conn:
+        conn.execute(
+            """insert into dashboard_result_cache (cache_key, dashboard_id, card_id, user_id, filter_values, tables,
+                                                   result, expires_at)
+               values (%s, %s, %s, %s, %s, %s, %s, now() + make_interval(secs => %s))
+               on conflict (dashboard_id, cache_key) do update set result = excluded.result,
+                   created_at = now(), expires_at = excluded.expires_at, user_id = excluded.user_id,
+                   card_id = excluded.card_id, filter_values = excluded.filter_values""",
+            (key, dashboard_id, card_id, identity.user_id, Jsonb(dict(filter_values)), tables, Jsonb(result), ttl))
+    return {**result, "cached": False}
+
+
+def invalidate_tables(conn: psycopg.Connection, tables: list[str]) -> list[dict[str, Any]]:
+    """Drop the entries that read any of `tables` (catalog.schema.name); returns what they were, for
+    the warm-up to run again."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute("""delete from dashboard_result_cache where tables && %s::text[]
+                              returning dashboard_id, card_id, user_id, filter_values""", (tables,)).fetchall()
+
+
+def cache_counts(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Per dashboard: hits, misses, the hit ratio and the fresh entries held (for administrators)."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute("""
+            select d.dashboard_id, d.name, d.cache_ttl_seconds, d.warm_up,
+                   coalesce(c.hits, 0) as hits, coalesce(c.misses, 0) as misses,
+                   (select count(*) from dashboard_result_cache r
+                    where r.dashboard_id = d.dashboard_id and r.expires_at > now()) as entries
+            from dashboards d left join dashboard_cache_counts c using (dashboard_id)
+            order by d.dashboard_id""").fetchall()
+    for row in rows:
+        total = row["hits"] + row["misses"]
+        row["hit_ratio"] = round(row["hits"] / total, 4) if total else None
+    return rows

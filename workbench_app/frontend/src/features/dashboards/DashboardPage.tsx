@@ -1,0 +1,162 @@
+// A dashboard: its filters (state in the URL), tabs and a grid of cards. "Edit" turns the same
+// screen into the editor (add, move, resize, duplicate, remove; undo of the last change; save).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useParams, useSearchParams } from "react-router";
+import { api, data } from "../../api/client";
+import { Button } from "../../ui/Button";
+import { ErrorMessage } from "../../ui/ErrorMessage";
+import { PageHeader } from "../../ui/PageHeader";
+import { SelectField } from "../../ui/SelectField";
+import { TextField } from "../../ui/TextField";
+import { DashboardEditorBar } from "./DashboardEditorBar";
+import { DashboardGrid } from "./DashboardGrid";
+import {
+  apply, cardsOfTab, changeCard, draftOf, duplicateCard, placeCards, removeCard, removeTab, saveBody, undo,
+  type Dashboard, type Draft, type DraftCard, type Editing,
+} from "./dashboardDraft";
+import { FilterBar } from "./FilterBar";
+import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
+import { cardRunKey, QuestionCard } from "./QuestionCard";
+import { TextCard } from "./TextCard";
+import styles from "./DashboardPage.module.css";
+
+export const dashboardKey = (id: number) => ["dashboard", id] as const;
+
+/** "Updated N minutes ago" moves on without a re-run. */
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), everyMs);
+    return () => window.clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+export default function DashboardPage() {
+  const { t } = useTranslation();
+  const dashboardId = Number(useParams().dashboardId);
+  const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const now = useNow(30_000);
+  const dashboard = useQuery({
+    queryKey: dashboardKey(dashboardId),
+    queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
+  });
+  const save = useMutation({
+    mutationFn: async (draft: Draft) => (await data(api.PUT("/dashboards/{dashboard_id}", {
+      params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),
+    }))) as unknown as Dashboard,
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(dashboardKey(dashboardId), saved);
+      await queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) });
+      setEditing(null);
+    },
+  });
+
+  if (dashboard.error) return <ErrorMessage error={dashboard.error} />;
+  if (!dashboard.data) return <p role="status">{t("common.loading")}</p>;
+  const saved = dashboard.data;
+  const draft = editing?.draft ?? draftOf(saved);
+  const change = (edit: (d: Draft) => Draft) => setEditing((old) => apply(old ?? { draft: draftOf(saved), previous: null }, edit));
+  const tab = draft.tabs.find((item) => item.key === params.get("tab"))?.key ?? draft.tabs[0]?.key ?? null;
+  const values = filterValues(params, saved.filters);
+  const minutes = refreshMinutes(params, saved.auto_refresh_seconds);
+
+  function setParam(name: string, value: string | null) {
+    const next = new URLSearchParams(params);
+    if (value === null) next.delete(name);
+    else next.set(name, value);
+    setParams(next, { replace: true });
+  }
+
+  function applyFilters(typed: Record<string, string>) {
+    let next = params;
+    for (const item of saved.filters) next = withFilter(next, item, typed[String(item.filter_id)] ?? "");
+    setParams(next);
+  }
+
+  function renderCard(card: DraftCard) {
+    const tools = editing && (
+      <div className={styles.cardTools}>
+        <span className={styles.dragHandle} aria-hidden="true">⠿</span>
+        <Button variant="ghost" onClick={() => change((d) => duplicateCard(d, card.key))}
+          aria-label={t("dashboards.duplicateNamed", { name: cardName(card) })}>{t("dashboards.duplicate")}</Button>
+        <Button variant="ghost" onClick={() => change((d) => removeCard(d, card.key))}
+          aria-label={t("dashboards.removeNamed", { name: cardName(card) })}>{t("dashboards.remove")}</Button>
+      </div>
+    );
+    let body;
+    if (card.kind === "heading") {
+      body = editing
+        ? <TextField label={t("dashboards.headingText")} value={card.text ?? ""} maxLength={200}
+          onChange={(text) => change((d) => changeCard(d, card.key, { text }))} />
+        : <h2 className={styles.heading}>{card.text}</h2>;
+    } else if (card.kind === "text") {
+      body = editing
+        ? <label className={styles.markdownInput}>{t("dashboards.markdown")}
+          <textarea value={card.text ?? ""} maxLength={20_000} onChange={(event) => change((d) => changeCard(d, card.key, { text: event.target.value }))} />
+        </label>
+        : <TextCard text={card.text ?? ""} />;
+    } else if (card.key.startsWith("c") && card.question_id !== undefined) {
+      const cardId = Number(card.key.slice(1));
+      body = <QuestionCard dashboardId={dashboardId} cardId={cardId} questionId={card.question_id}
+        title={card.question_name ?? ""} visualization={card.visualization}
+        filters={cardFilters(cardId, saved.filters, values)} refreshMs={minutes ? minutes * 60_000 : false} now={now} />;
+    } else {
+      body = <section className={styles.card} aria-label={card.question_name}>
+        <h3 className={styles.cardTitle}>{card.question_name}</h3>
+        <p>{t("dashboards.runsOnceSaved")}</p>
+      </section>;
+    }
+    return <div className={editing ? styles.editable : styles.cell}>{tools}{body}</div>;
+  }
+
+  function cardName(card: DraftCard): string {
+    return card.kind === "question" ? card.question_name ?? "" : card.text?.slice(0, 40) || t(`dashboards.kind.${card.kind}`);
+  }
+
+  return (
+    <div className={styles.page}>
+      <PageHeader title={saved.name}>
+        {editing ? (
+          <>
+            <Button onClick={() => setEditing(undo(editing))} disabled={!editing.previous}>{t("dashboards.undo")}</Button>
+            <Button onClick={() => { save.reset(); setEditing(null); }}>{t("common.cancel")}</Button>
+            <Button variant="primary" onClick={() => save.mutate(draft)} disabled={save.isPending}>{t("common.save")}</Button>
+          </>
+        ) : (
+          <>
+            <SelectField label={t("dashboards.autoRefresh")} value={String(minutes)}
+              options={REFRESH_MINUTES.map((m) => ({ value: String(m), label: m ? t("dashboards.everyMinutes", { count: m }) : t("dashboards.refreshOff") }))}
+              onChange={(value) => setParam("refresh", value)} />
+            <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
+            <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
+          </>
+        )}
+      </PageHeader>
+      {saved.description && <p className={styles.description}>{saved.description}</p>}
+      <ErrorMessage error={save.error} />
+      {editing && <DashboardEditorBar draft={draft} tab={tab} change={change} />}
+      {!editing && <FilterBar filters={saved.filters} values={values} onApply={applyFilters} />}
+      {draft.tabs.length > 0 && (
+        <div role="tablist" aria-label={t("dashboards.tabs")} className={styles.tabs}>
+          {draft.tabs.map((item) => (
+            <button key={item.key} type="button" role="tab" aria-selected={item.key === tab} className={styles.tab}
+              onClick={() => setParam("tab", item.key)}>{item.name}</button>
+          ))}
+          {editing && tab && (
+            <Button variant="danger" onClick={() => change((d) => removeTab(d, tab))}>{t("dashboards.removeTab")}</Button>
+          )}
+        </div>
+      )}
+      <div role={draft.tabs.length > 0 ? "tabpanel" : undefined} aria-label={draft.tabs.find((item) => item.key === tab)?.name}>
+        {cardsOfTab(draft, tab).length === 0 && <p>{t("dashboards.emptyTab")}</p>}
+        <DashboardGrid cards={cardsOfTab(draft, tab)} editing={editing !== null}
+          onPlace={(items) => change((d) => placeCards(d, items))} render={renderCard} />
+      </div>
+    </div>
+  );
+}

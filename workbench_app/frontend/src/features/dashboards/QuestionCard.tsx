@@ -1,0 +1,67 @@
+// One question card: it runs on its own (cards load in parallel; one failing shows its error and
+// the others still draw), refetches on the dashboard's interval, and says how old its answer is.
+import { useQuery } from "@tanstack/react-query";
+import { lazy, Suspense, useMemo } from "react";
+import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
+import { api, data } from "../../api/client";
+import { readSpec } from "../charts/chartSpec";
+import { ResultTable } from "../results/ResultTable";
+import { resultColumns, type Result } from "../results/types";
+import { ErrorMessage } from "../../ui/ErrorMessage";
+import { minutesSince } from "./filterState";
+import styles from "./DashboardPage.module.css";
+
+const ChartView = lazy(() => import("../charts/ChartView"));
+
+interface Props {
+  dashboardId: number;
+  cardId: number;
+  questionId: number;
+  title: string;
+  visualization: Record<string, unknown> | null | undefined;
+  filters: Record<string, string>;
+  refreshMs: number | false;
+  now: number;
+}
+
+export const cardRunKey = (dashboardId: number) => ["dashboard-card", dashboardId] as const;
+
+export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now }: Props) {
+  const { t } = useTranslation();
+  const run = useQuery({
+    queryKey: [...cardRunKey(dashboardId), cardId, filters],
+    queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
+      params: { path: { dashboard_id: dashboardId, card_id: cardId } }, body: { filters },
+    }))) as Result,
+    refetchInterval: refreshMs,
+    refetchIntervalInBackground: false,
+  });
+  const result = run.data;
+  const columns = useMemo(() => (result ? resultColumns(result) : []), [result]);
+  const spec = useMemo(() => (result ? readSpec(visualization, columns, result.row_count) : null), [result, visualization, columns]);
+  const minutes = run.dataUpdatedAt ? minutesSince(run.dataUpdatedAt, now) : null;
+
+  return (
+    <section className={styles.card} aria-label={title}>
+      <header className={styles.cardHeader}>
+        <h3 className={styles.cardTitle}><Link to={`/questions/${questionId}`}>{title}</Link></h3>
+        {minutes !== null && (
+          <span className={styles.updated} data-testid="card-updated">
+            {run.isFetching ? t("dashboards.refreshing") : minutes === 0 ? t("dashboards.updatedNow") : t("dashboards.updatedAgo", { count: minutes })}
+          </span>
+        )}
+      </header>
+      <div className={styles.cardBody}>
+        {run.error ? <ErrorMessage error={run.error} onRetry={() => void run.refetch()} />
+          : !result || !spec ? <p role="status">{t("common.loading")}</p>
+          : spec.kind === "table" ? <ResultTable result={result} fileName={title} />
+          : (
+            <Suspense fallback={<p role="status">{t("common.loading")}</p>}>
+              <ChartView spec={spec} columns={columns} rows={(result.rows ?? []) as unknown[][]} title={title} fill />
+            </Suspense>
+          )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,224 @@
+// A dashboard being edited: tabs, cards and filters with local keys, as PUT /dashboards/<id>
+// saves them whole. Pure: the editor's every change is a function from draft to draft, so
+// "undo the last change" is keeping the draft before it.
+export type CardKind = "question" | "text" | "heading";
+export type FilterType = "text" | "number" | "date";
+
+export interface SavedCard {
+  card_id: number;
+  tab_id: number | null;
+  kind: CardKind;
+  question_id: number | null;
+  question_name: string | null;
+  visualization: Record<string, unknown> | null;
+  variables: Record<string, string> | null;
+  text: string | null;
+  col: number;
+  row: number;
+  width: number;
+  height: number;
+}
+
+export interface SavedFilter {
+  filter_id: number;
+  name: string;
+  type: FilterType;
+  default_value: string | number | null;
+  required: boolean;
+  links: { card_id: number; variable: string }[];
+}
+
+export interface Dashboard {
+  dashboard_id: number;
+  folder_id: number;
+  name: string;
+  description: string;
+  auto_refresh_seconds: number | null;
+  updated_at: string;
+  tabs: { tab_id: number; name: string; position: number }[];
+  cards: SavedCard[];
+  filters: SavedFilter[];
+}
+
+export interface DraftCard {
+  key: string;
+  tab: string | null;
+  kind: CardKind;
+  question_id?: number | undefined;
+  question_name?: string | undefined;
+  visualization?: Record<string, unknown> | null | undefined;
+  variables?: Record<string, string> | null | undefined;
+  text?: string | undefined;
+  col: number;
+  row: number;
+  width: number;
+  height: number;
+}
+
+export interface DraftFilter {
+  key: string;
+  name: string;
+  type: FilterType;
+  default: string;
+  required: boolean;
+  links: { card: string; variable: string }[];
+}
+
+export interface Draft {
+  tabs: { key: string; name: string }[];
+  cards: DraftCard[];
+  filters: DraftFilter[];
+}
+
+export const GRID_COLUMNS = 12;
+
+export function draftOf(dashboard: Dashboard): Draft {
+  return {
+    tabs: dashboard.tabs.map((tab) => ({ key: `t${tab.tab_id}`, name: tab.name })),
+    cards: dashboard.cards.map((card) => ({
+      key: `c${card.card_id}`, tab: card.tab_id === null ? null : `t${card.tab_id}`, kind: card.kind,
+      question_id: card.question_id ?? undefined, question_name: card.question_name ?? undefined,
+      visualization: card.visualization, variables: card.variables, text: card.text ?? undefined,
+      col: card.col, row: card.row, width: card.width, height: card.height,
+    })),
+    filters: dashboard.filters.map((item) => ({
+      key: `f${item.filter_id}`, name: item.name, type: item.type, required: item.required,
+      default: item.default_value === null ? "" : String(item.default_value),
+      links: item.links.map((link) => ({ card: `c${link.card_id}`, variable: link.variable })),
+    })),
+  };
+}
+
+/** The body of PUT /dashboards/<id> that saves the draft whole. */
+export function saveBody(draft: Draft) {
+  return {
+    tabs: draft.tabs.map((tab) => ({ key: tab.key, name: tab.name })),
+    cards: draft.cards.map((card) => ({
+      key: card.key, tab: card.tab, kind: card.kind, col: card.col, row: card.row, width: card.width, height: card.height,
+      ...(card.kind === "question" ? { question_id: card.question_id } : { text: card.text ?? "" }),
+    })),
+    filters: draft.filters.map((item) => ({
+      key: item.key, name: item.name, type: item.type, required: item.required,
+      default: item.default === "" ? null : item.default, links: item.links,
+    })),
+  };
+}
+
+/** The tab a card shows on: cards saved without a tab belong to the first one. */
+export function cardsOfTab(draft: Draft, tab: string | null): DraftCard[] {
+  const first = draft.tabs[0]?.key ?? null;
+  return draft.cards.filter((card) => (card.tab ?? first) === tab);
+}
+
+function freshKey(prefix: string, taken: readonly { key: string }[]): string {
+  let index = taken.length + 1;
+  while (taken.some((item) => item.key === `${prefix}${index}`)) index += 1;
+  return `${prefix}${index}`;
+}
+
+function bottom(cards: readonly DraftCard[]): number {
+  return cards.reduce((lowest, card) => Math.max(lowest, card.row + card.height), 0);
+}
+
+/** A new card below the others of the tab. */
+export function addCard(draft: Draft, tab: string | null, card: Pick<DraftCard, "kind"> & Partial<DraftCard>): Draft {
+  const size = card.kind === "heading" ? { width: GRID_COLUMNS, height: 1 } : card.kind === "text" ? { width: 6, height: 3 } : { width: 6, height: 4 };
+  const added: DraftCard = { ...size, ...card, key: freshKey("n", draft.cards), tab, col: 0, row: bottom(cardsOfTab(draft, tab)) };
+  return { ...draft, cards: [...draft.cards, added] };
+}
+
+/** A copy of a card beside or below it; the copy is fed by the same filters. */
+export function duplicateCard(draft: Draft, key: string): Draft {
+  const card = draft.cards.find((item) => item.key === key);
+  if (!card) return draft;
+  const copy: DraftCard = { ...card, key: freshKey("n", draft.cards), row: bottom(cardsOfTab(draft, card.tab)), col: card.col };
+  return {
+    ...draft,
+    cards: [...draft.cards, copy],
+    filters: draft.filters.map((item) => ({
+      ...item, links: [...item.links, ...item.links.filter((link) => link.card === key).map((link) => ({ ...link, card: copy.key }))],
+    })),
+  };
+}
+
+export function removeCard(draft: Draft, key: string): Draft {
+  return {
+    ...draft,
+    cards: draft.cards.filter((card) => card.key !== key),
+    filters: draft.filters.map((item) => ({ ...item, links: item.links.filter((link) => link.card !== key) })),
+  };
+}
+
+export function changeCard(draft: Draft, key: string, change: Partial<DraftCard>): Draft {
+  return { ...draft, cards: draft.cards.map((card) => (card.key === key ? { ...card, ...change } : card)) };
+}
+
+/** Positions from the grid after a move or resize; unchanged when nothing moved (no undo step). */
+export function placeCards(draft: Draft, items: readonly { i: string; x: number; y: number; w: number; h: number }[]): Draft {
+  const at = new Map(items.map((item) => [item.i, item]));
+  let moved = false;
+  const cards = draft.cards.map((card) => {
+    const item = at.get(card.key);
+    if (!item || (item.x === card.col && item.y === card.row && item.w === card.width && item.h === card.height)) return card;
+    moved = true;
+    return { ...card, col: item.x, row: item.y, width: item.w, height: item.h };
+  });
+  return moved ? { ...draft, cards } : draft;
+}
+
+/** A new tab; the first one added to a dashboard without tabs takes its cards. */
+export function addTab(draft: Draft, name: string): Draft {
+  const key = freshKey("t", draft.tabs);
+  const cards = draft.tabs.length === 0 ? draft.cards.map((card) => ({ ...card, tab: key })) : draft.cards;
+  return { ...draft, tabs: [...draft.tabs, { key, name }], cards };
+}
+
+export function renameTab(draft: Draft, key: string, name: string): Draft {
+  return { ...draft, tabs: draft.tabs.map((tab) => (tab.key === key ? { ...tab, name } : tab)) };
+}
+
+/** A removed tab takes its cards with it. */
+export function removeTab(draft: Draft, key: string): Draft {
+  const first = draft.tabs[0]?.key ?? null;
+  const leaving = new Set(draft.cards.filter((card) => (card.tab ?? first) === key).map((card) => card.key));
+  let next: Draft = { ...draft, tabs: draft.tabs.filter((tab) => tab.key !== key) };
+  for (const card of leaving) next = removeCard(next, card);
+  return next;
+}
+
+export function addFilter(draft: Draft, name: string, type: FilterType): Draft {
+  return { ...draft, filters: [...draft.filters, { key: freshKey("f", draft.filters), name, type, default: "", required: false, links: [] }] };
+}
+
+export function changeFilter(draft: Draft, key: string, change: Partial<DraftFilter>): Draft {
+  return { ...draft, filters: draft.filters.map((item) => (item.key === key ? { ...item, ...change } : item)) };
+}
+
+export function removeFilter(draft: Draft, key: string): Draft {
+  return { ...draft, filters: draft.filters.filter((item) => item.key !== key) };
+}
+
+/** Feeds (or, with variable "", stops feeding) a card's field from a filter. */
+export function linkFilter(draft: Draft, filter: string, card: string, variable: string): Draft {
+  return {
+    ...draft,
+    filters: draft.filters.map((item) => item.key !== filter ? item : {
+      ...item, links: [...item.links.filter((link) => link.card !== card), ...(variable ? [{ card, variable }] : [])],
+    }),
+  };
+}
+
+/** The draft and the one before the last change: undo goes back one step. */
+export interface Editing {
+  draft: Draft;
+  previous: Draft | null;
+}
+
+export function apply(editing: Editing, change: (draft: Draft) => Draft): Editing {
+  const next = change(editing.draft);
+  return next === editing.draft ? editing : { draft: next, previous: editing.draft };
+}
+
+export function undo(editing: Editing): Editing {
+  return editing.previous ? { draft: editing.previous, previous: null } : editing;
+}
