@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from tests.workbench_api.conftest import ok
-from workbench_app.content.dashboards import resolve_date
+from workbench_app.content.dashboard_filters import resolve_date
 
 
 def _question(admin, name, sql, variables):

@@ -1,7 +1,7 @@
 """Dashboards: the object model (tabs, cards, filters linked to card fields) and card runs."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
@@ -17,6 +17,7 @@ def _fields(body, creating):
         "folder_id": check.integer(body, "folder_id", minimum=1),
     }
     fields["cache_ttl_seconds"] = check.integer(body, "cache_ttl_seconds", minimum=0, maximum=86_400)
+    fields["warm_up"] = check.boolean(body, "warm_up")
     if "auto_refresh_seconds" in body:
         fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400,
                                                        nullable=True)
@@ -78,3 +79,11 @@ def run_card(dashboard_id, card_id):
                                        check.path_id(card_id, "Card"), check.mapping(body, "filters"),
                                        origin=origin(), row_limit=check.integer(body, "row_limit", minimum=1,
                                                                              maximum=1_000_000)))
+
+
+@blueprint.get("/dashboards/<dashboard_id>/filters/<filter_id>/values")
+def filter_values(dashboard_id, filter_id):
+    """A one-of filter's values (at most 200, `?search=` narrows), read under the viewer's rights."""
+    return jsonify(dashboards.filter_values_list(
+        services(), identity(), check.path_id(dashboard_id, "Dashboard"), check.path_id(filter_id, "Filter"),
+        check.query_text(request.args, "search"), origin=origin()))

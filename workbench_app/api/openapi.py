@@ -85,6 +85,8 @@ _DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                    "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
                    "cache_ttl_seconds": {"type": "integer", "minimum": 0, "maximum": 86400,
                                          "description": "How long card results stay cached (300; 0: no cache)."},
+                   "warm_up": {"type": "boolean", "description": "Fill the result cache after each build of the "
+                                                                 "views the cards read (false)."},
                    "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
                    "filters": {"type": "array", "items": _OBJECT}}
 _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
@@ -174,6 +176,8 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "sql": _STR, "variables": _VARIABLE_TYPES, "visualization": _OBJECT, "created_by": _NULL_INT,
         "created_at": _STAMP, "updated_at": _STAMP}),
     "QuestionList": _object({"questions": {"type": "array", "items": _ref("Question")}}),
+    "FilterValues": _object({"values": {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
+                             "truncated": {"type": "boolean", "description": "More values than shown: search."}}),
     "DashboardCacheCounts": _object({"dashboards": {"type": "array", "items": _object({
         "dashboard_id": _INT, "name": _STR, "cache_ttl_seconds": _INT, "warm_up": {"type": "boolean"},
         "hits": _INT, "misses": _INT, "entries": _INT, "hit_ratio": {"type": ["number", "null"]}})}}),
@@ -458,6 +462,10 @@ def _paths() -> dict[str, Any]:
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
             "Run a dashboard card", "dashboards", params=("dashboard_id", "card_id"), result=_ref("Result"),
             body=_body({"filters": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
+        "/dashboards/{dashboard_id}/filters/{filter_id}/values": {"get": op(
+            "A one-of filter's values, read under the caller's rights (at most 200)", "dashboards",
+            params=("dashboard_id", "filter_id"), result=_ref("FilterValues"),
+            query={"search": {**_TEXT, "description": "Values containing this (case-insensitive)."}})},
         "/history": {"get": op("List query history", "records", result=_ref("HistoryList"), query={
             **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
             "all": {"type": "boolean"}})},

@@ -1,13 +1,13 @@
 """Dashboards: tabs, cards (a question, a text block or a heading on a grid), filters linked to card fields.
 
 The layout is saved whole (`save_layout`): tabs, cards and filters come with local `key`s so that
-a card can name its tab and a filter the cards and variables (fields) it feeds. Running a card
-maps the dashboard's filter values onto the card question's variables.
+a card can name its tab and a filter the cards and variables (fields) or result columns it feeds.
+Running a card maps the dashboard's filter values onto the card question's variables and adds the
+column conditions (`dashboard_filters`).
 """
 from __future__ import annotations
 
 import datetime
-import re
 from typing import Any
 
 import psycopg
@@ -16,12 +16,15 @@ from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import folders, questions, result_cache
+from workbench_app.content.dashboard_filters import (FILTER_TYPES, MAX_VALUES_SHOWN, check_link, column_condition,
+                                                     filter_value, link_values, values_source,
+                                                     values_statement, with_column_conditions)
 from workbench_app.errors import invalid, not_found
+from workbench_app.query_runner import run_for
 from workbench_app.services import WorkbenchServices
 
 _DASHBOARD = ("dashboard_id, folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up, "
               "created_by, created_at, updated_at")
-FILTER_TYPES = ("text", "number", "date")
 
 
 def get_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: int, level: str = "view") -> dict[str, Any]:
@@ -41,12 +44,18 @@ def get_dashboard(conn: psycopg.Connection, identity: Identity, dashboard_id: in
                where c.dashboard_id = %s order by c.tab_id nulls first, c.row, c.col, c.card_id""",
             (dashboard_id,)).fetchall()
         filters = cur.execute(
-            "select filter_id, name, type, default_value, required from dashboard_filters where dashboard_id = %s order by filter_id",
+            """select filter_id, name, type, default_value, required, values_table, values_column
+               from dashboard_filters where dashboard_id = %s order by filter_id""",
             (dashboard_id,)).fetchall()
+        links = cur.execute(
+            """select l.filter_id, l.card_id, l.variable, l.end_variable, l.column_name as column
+               from dashboard_filter_links l join dashboard_filters f using (filter_id)
+               where f.dashboard_id = %s order by l.card_id""", (dashboard_id,)).fetchall()
         for item in filters:
-            item["links"] = cur.execute(
-                "select card_id, variable from dashboard_filter_links where filter_id = %s order by card_id",
-                (item["filter_id"],)).fetchall()
+            table, column = item.pop("values_table"), item.pop("values_column")
+            item["values"] = {"table": table, "column": column} if table else None
+            item["links"] = [{k: v for k, v in link.items() if k != "filter_id"}
+                             for link in links if link["filter_id"] == item["filter_id"]]
         dashboard["filters"] = filters
     return dashboard
 
@@ -158,15 +167,17 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
     for item in filters:
         name, kind = item.get("name"), item.get("type", "text")
         if not isinstance(name, str) or not name.strip() or len(name) > 200 or kind not in FILTER_TYPES:
-            raise invalid("Each filter needs a name and a type among text, number, date.", field="filters")
+            raise invalid("Each filter needs a name and a type among text, number, date, date_range, one_of.",
+                          field="filters")
         required = item.get("required", False)
         if not isinstance(required, bool):
             raise invalid("A filter's required is true or false.", field="filters")
         default = filter_value({"name": name, "type": kind}, item.get("default"))
+        values_table, values_column = values_source({**item, "type": kind})
         filter_id = conn.execute(
-            "insert into dashboard_filters (dashboard_id, name, type, default_value, required) "
-            "values (%s, %s, %s, %s, %s) returning filter_id",
-            (dashboard_id, name, kind, Jsonb(default), required)).fetchone()[0]
+            "insert into dashboard_filters (dashboard_id, name, type, default_value, required, values_table, "
+            "values_column) values (%s, %s, %s, %s, %s, %s, %s) returning filter_id",
+            (dashboard_id, name, kind, Jsonb(default), required, values_table, values_column)).fetchone()[0]
         links = item.get("links") or []
         if not isinstance(links, list):
             raise invalid("filter links must be a list.", field="filters")
@@ -174,78 +185,72 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
             if not isinstance(link, dict) or str(link.get("card")) not in card_ids:
                 raise invalid("A filter link names a card that is not in cards.", field="filters")
             card_id, variables = card_ids[str(link["card"])]
-            variable = link.get("variable")
-            if variable not in variables:
-                raise invalid("A filter is linked to a field the card's question does not have.",
-                              field="filters", variable=variable)
-            conn.execute("insert into dashboard_filter_links (filter_id, card_id, variable) values (%s, %s, %s) "
-                         "on conflict do nothing", (filter_id, card_id, variable))
+            variable, end_variable, column = check_link({"type": kind}, link, variables)
+            conn.execute("insert into dashboard_filter_links (filter_id, card_id, variable, end_variable, column_name) "
+                         "values (%s, %s, %s, %s, %s) on conflict do nothing",
+                         (filter_id, card_id, variable, end_variable, column))
 
-
-def filter_value(dashboard_filter: dict[str, Any], value: Any) -> Any:
-    """A filter's value checked against its type (None or "" for no value); refusals name the filter."""
-    if value is None or value == "":
-        return None
-    kind, name = dashboard_filter["type"], dashboard_filter["name"]
-    field = f"filters.{name}"
-    if kind == "number":
-        if isinstance(value, str):
-            try:
-                value = float(value) if any(c in value for c in ".eE") else int(value)
-            except ValueError:
-                value = None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise invalid(f"The filter {name} takes a number.", field=field)
-        return value
-    if not isinstance(value, str) or len(value) > 1000 or "\x00" in value:
-        raise invalid(f"The filter {name} takes a text of at most 1,000 characters.", field=field)
-    if kind == "date" and resolve_date(value, datetime.date.today()) is None:
-        raise invalid(f"The filter {name} takes a date (YYYY-MM-DD) or a relative one (today, yesterday, "
-                      f"-7d, month-start, year-start).", field=field)
-    return value
-
-
-_DAYS_BACK = re.compile(r"-(\d{1,4})d")
-
-
-def resolve_date(value: str, today: datetime.date) -> str | None:
-    """A date filter's value as a day: fixed (YYYY-MM-DD) or relative to today; None when neither."""
-    relative = {"today": today, "yesterday": today - datetime.timedelta(days=1),
-                "month-start": today.replace(day=1), "year-start": today.replace(month=1, day=1)}
-    if value in relative:
-        return relative[value].isoformat()
-    back = _DAYS_BACK.fullmatch(value)
-    if back:
-        return (today - datetime.timedelta(days=int(back.group(1)))).isoformat()
-    try:
-        return datetime.date.fromisoformat(value).isoformat() if len(value) == 10 else None
-    except ValueError:
-        return None
-
-
-def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int, card_id: int,
-             filter_values: dict[str, Any], *, origin: str, row_limit: int | None = None) -> dict[str, Any]:
-    """Run one question card with the dashboard's filter values (by filter id or name)."""
-    with services.transaction() as conn:
-        dashboard = get_dashboard(conn, identity, dashboard_id)
+def card_statement(conn: psycopg.Connection, identity: Identity, dashboard: dict[str, Any], card_id: int,
+                   filter_values: dict[str, Any], today: datetime.date | None = None
+                   ) -> tuple[dict[str, Any], tuple[str, dict[str, str], dict[str, Any]]]:
+    """(card, statement) of a question card with the dashboard's filter values (by filter id or name):
+    values go to the variables they are linked to, column links wrap the statement."""
     card = next((c for c in dashboard["cards"] if c["card_id"] == card_id), None)
     if card is None or card["kind"] != "question":
         raise not_found("Card")
+    today = today or datetime.date.today()
     variables: dict[str, Any] = {}
+    conditions = []
     for item in dashboard["filters"]:
         value = filter_value(item, filter_values.get(str(item["filter_id"]),
                                                      filter_values.get(item["name"], item["default_value"])))
-        linked = any(link["card_id"] == card_id for link in item["links"])
-        if linked and value is None and item["required"]:
+        links = [link for link in item["links"] if link["card_id"] == card_id]
+        if links and value is None and item["required"]:
             raise invalid(f"The filter {item['name']} needs a value.", field=f"filters.{item['name']}")
-        for link in item["links"]:
-            if link["card_id"] == card_id and value is not None:
-                variables[link["variable"]] = (resolve_date(value, datetime.date.today()) if item["type"] == "date"
-                                               else value)
-    statement = questions.question_statement(services, identity, card["question_id"], variables)
+        if value is None:
+            continue
+        fed = link_values(item, value, today)
+        for link in links:
+            if link["column"] is not None:
+                conditions.append(column_condition(item, link["column"], fed,
+                                                   f"dashboard_filter_{item['filter_id']}"))
+            elif item["type"] == "date_range":
+                variables[link["variable"]], variables[link["end_variable"]] = fed["from"], fed["to"]
+            else:
+                variables[link["variable"]] = fed["value"]
+    question = questions.get_question(conn, identity, card["question_id"])
+    return card, with_column_conditions(questions.statement_of(question, variables), conditions)
+
+
+def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int, card_id: int,
+             filter_values: dict[str, Any], *, origin: str, row_limit: int | None = None,
+             counted: bool = True) -> dict[str, Any]:
+    """Run one question card with the dashboard's filter values (by filter id or name), through the
+    result cache (`counted=False`: the warm-up's runs are neither hits nor misses)."""
+    with services.transaction() as conn:
+        dashboard = get_dashboard(conn, identity, dashboard_id)
+        card, statement = card_statement(conn, identity, dashboard, card_id, filter_values)
+    sql, types, values = statement
     result = result_cache.cached_run(
         services, identity, dashboard, card_id, filter_values, statement, row_limit,
-        lambda: questions.run_question(services, identity, card["question_id"], origin=origin,
-                                       variables=variables, row_limit=row_limit))
+        lambda: {**run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
+                           row_limit=row_limit, question_id=card["question_id"]),
+                 "question_id": card["question_id"]},
+        counted=counted)
     result["card_id"] = card_id
     return result
+
+
+def filter_values_list(services: WorkbenchServices, identity: Identity, dashboard_id: int, filter_id: int,
+                       search: str | None, *, origin: str) -> dict[str, Any]:
+    """The values a one-of filter offers, read from its column under the viewer's own rights (their
+    row filters apply, a hidden column is refused), searched and bounded."""
+    with services.transaction() as conn:
+        dashboard = get_dashboard(conn, identity, dashboard_id)
+    item = next((f for f in dashboard["filters"] if f["filter_id"] == filter_id), None)
+    if item is None or item["values"] is None:
+        raise not_found("Filter")
+    sql, types, values = values_statement(item["values"]["table"], item["values"]["column"], search)
+    result = run_for(services, identity, sql, origin=origin, variables=values, variable_types=types)
+    shown = [row[0] for row in result["rows"]]
+    return {"values": shown[:MAX_VALUES_SHOWN], "truncated": len(shown) > MAX_VALUES_SHOWN}

@@ -120,6 +120,12 @@ def question_statement(services: WorkbenchServices, identity: Identity, question
     """(SQL, variable types, values) of a saved question the caller may view."""
     with services.transaction() as conn:
         question = get_question(conn, identity, question_id)
+    return statement_of(question, variables)
+
+
+def statement_of(question: dict[str, Any], variables: dict[str, Any] | None = None
+                 ) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(SQL, variable types, values) of a question already read with its access checked."""
     if question["kind"] == "builder":
         if variables:
             raise invalid("A builder question takes no variables.", field="variables")

@@ -46,8 +46,9 @@ def _count(conn: psycopg.Connection, dashboard_id: int, column: str) -> None:
 
 def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mapping[str, Any], card_id: int,
                filter_values: Mapping[str, Any], statement: tuple[str, Mapping[str, str], Mapping[str, Any]],
-               row_limit: int | None, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The card's result from the cache when fresh, else `run()`'s, stored for the dashboard's TTL."""
+               row_limit: int | None, run: Callable[[], dict[str, Any]], counted: bool = True) -> dict[str, Any]:
+    """The card's result from the cache when fresh, else `run()`'s, stored for the dashboard's TTL
+    (`counted=False`: neither a hit nor a miss, for the warm-up)."""
     ttl = dashboard.get("cache_ttl_seconds") or 0
     sql, types, values = statement
     found = statement_key(services, identity, sql, types, values, row_limit) if ttl > 0 else None
@@ -59,7 +60,8 @@ def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mappi
         row = conn.execute("""select result, created_at from dashboard_result_cache
                               where dashboard_id = %s and cache_key = %s and expires_at > now()""",
                            (dashboard_id, key)).fetchone()
-        _count(conn, dashboard_id, "hits" if row else "misses")
+        if counted:
+            _count(conn, dashboard_id, "hits" if row else "misses")
     if row:
         return {**row[0], "cached": True, "cached_at": row[1].isoformat()}
     result = run()
