@@ -967,6 +967,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboards/{dashboard_id}/filters/{filter_id}/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A one-of filter's values, read under the caller's rights (at most 200) */
+        get: operations["a_one-of_filters_values,_read_under_the_callers_rights_(at_most_200)"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/history": {
         parameters: {
             query?: never;
@@ -1168,6 +1185,11 @@ export interface components {
         };
         QuestionList: {
             questions: components["schemas"]["Question"][];
+        };
+        FilterValues: {
+            values: (string | number | boolean)[];
+            /** @description More values than shown: search. */
+            truncated: boolean;
         };
         DashboardCacheCounts: {
             dashboards: {
@@ -8997,6 +9019,8 @@ export interface operations {
                     auto_refresh_seconds?: number | null;
                     /** @description How long card results stay cached (300; 0: no cache). */
                     cache_ttl_seconds?: number;
+                    /** @description Fill the result cache after each build of the views the cards read (false). */
+                    warm_up?: boolean;
                     tabs?: {
                         [key: string]: unknown;
                     }[];
@@ -9283,6 +9307,8 @@ export interface operations {
                     auto_refresh_seconds?: number | null;
                     /** @description How long card results stay cached (300; 0: no cache). */
                     cache_ttl_seconds?: number;
+                    /** @description Fill the result cache after each build of the views the cards read (false). */
+                    warm_up?: boolean;
                     tabs?: {
                         [key: string]: unknown;
                     }[];
@@ -9555,6 +9581,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "a_one-of_filters_values,_read_under_the_callers_rights_(at_most_200)": {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header?: never;
+            path: {
+                dashboard_id: number;
+                filter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterValues"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */

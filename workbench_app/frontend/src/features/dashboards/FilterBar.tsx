@@ -5,10 +5,13 @@ import { Button } from "../../ui/Button";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import type { SavedFilter } from "./dashboardDraft";
+import { DateRangeFilter } from "./DateRangeFilter";
 import { RELATIVE_DATES } from "./filterState";
+import { OneOfFilter } from "./OneOfFilter";
 import styles from "./DashboardPage.module.css";
 
 interface Props {
+  dashboardId: number;
   filters: SavedFilter[];
   values: Record<string, string>;
   onApply: (values: Record<string, string>) => void;
@@ -16,7 +19,7 @@ interface Props {
 
 const FIXED = "fixed";
 
-export function FilterBar({ filters, values, onApply }: Props) {
+export function FilterBar({ dashboardId, filters, values, onApply }: Props) {
   const { t } = useTranslation();
   const [typed, setTyped] = useState(values);
   const [lastApplied, setLastApplied] = useState(values);
@@ -39,6 +42,13 @@ export function FilterBar({ filters, values, onApply }: Props) {
         const id = String(item.filter_id);
         const value = typed[id] ?? "";
         const label = item.required ? t("dashboards.requiredFilter", { name: item.name }) : item.name;
+        if (item.type === "date_range") {
+          return <DateRangeFilter key={id} label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />;
+        }
+        if (item.type === "one_of") {
+          return <OneOfFilter key={id} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}
+            value={value} onChange={(next) => set(id, next)} />;
+        }
         if (item.type !== "date") {
           return <TextField key={id} label={label} value={value} onChange={(next) => set(id, next)}
             type={item.type === "number" ? "number" : "text"} step="any" />;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  addCard, addTab, apply, cardsOfTab, draftOf, duplicateCard, linkFilter, placeCards, removeCard, removeTab, saveBody, undo,
+  addCard, addTab, apply, cardsOfTab, draftOf, duplicateCard, linkFilter, nudgeCard, placeCards, removeCard, removeTab,
+  saveBody, undo,
   type Dashboard, type Editing,
 } from "./dashboardDraft";
 
 const saved: Dashboard = {
-  dashboard_id: 1, folder_id: 1, name: "Traffic", description: "", auto_refresh_seconds: null, updated_at: "",
+  dashboard_id: 1, folder_id: 1, name: "Traffic", description: "", auto_refresh_seconds: null, warm_up: false, updated_at: "",
   tabs: [],
   cards: [
     { card_id: 10, tab_id: null, kind: "question", question_id: 3, question_name: "Visits", visualization: null,
@@ -13,8 +14,8 @@ const saved: Dashboard = {
     { card_id: 11, tab_id: null, kind: "text", question_id: null, question_name: null, visualization: null,
       variables: null, text: "# Hello", col: 6, row: 0, width: 6, height: 4 },
   ],
-  filters: [{ filter_id: 5, name: "Channel", type: "text", default_value: null, required: false,
-    links: [{ card_id: 10, variable: "channel" }] }],
+  filters: [{ filter_id: 5, name: "Channel", type: "text", default_value: null, required: false, values: null,
+    links: [{ card_id: 10, variable: "channel", end_variable: null, column: null }] }],
 };
 
 describe("a dashboard draft", () => {
@@ -25,7 +26,8 @@ describe("a dashboard draft", () => {
       { key: "c11", tab: null, kind: "text", text: "# Hello", col: 6, row: 0, width: 6, height: 4 },
     ]);
     expect(body.filters[0]).toEqual({ key: "f5", name: "Channel", type: "text", required: false, default: null,
-      links: [{ card: "c10", variable: "channel" }] });
+      links: [{ card: "c10", variable: "channel", end_variable: undefined, column: undefined }] });
+    expect(body.warm_up).toBe(false);
   });
 
   it("adds a card below the others and duplicates one with its filter links", () => {
@@ -34,7 +36,7 @@ describe("a dashboard draft", () => {
     const copied = duplicateCard(draftOf(saved), "c10");
     const copy = copied.cards.at(-1)!;
     expect(copy).toMatchObject({ kind: "question", question_id: 3, row: 4 });
-    expect(copied.filters[0]!.links).toContainEqual({ card: copy.key, variable: "channel" });
+    expect(copied.filters[0]!.links).toContainEqual({ card: copy.key, variable: "channel", end_variable: undefined, column: undefined });
   });
 
   it("removes a card and the links to it", () => {
@@ -57,8 +59,18 @@ describe("a dashboard draft", () => {
   });
 
   it("links and unlinks a filter", () => {
-    const draft = linkFilter(draftOf(saved), "f5", "c10", "");
+    const draft = linkFilter(draftOf(saved), "f5", "c10", null);
     expect(draft.filters[0]!.links).toEqual([]);
+    expect(linkFilter(draft, "f5", "c10", { column: "channel" }).filters[0]!.links).toEqual([{ card: "c10", column: "channel" }]);
+  });
+
+  it("moves and resizes a card from the keyboard, kept on the grid", () => {
+    const draft = draftOf(saved);
+    expect(nudgeCard(draft, "c10", 1, 0, false).cards[0]).toMatchObject({ col: 1, row: 0 });
+    expect(nudgeCard(draft, "c10", -1, 0, false)).toBe(draft);
+    expect(nudgeCard(draft, "c10", 0, 1, true).cards[0]).toMatchObject({ width: 6, height: 5 });
+    expect(nudgeCard(draft, "c11", 1, 0, true)).toBe(draft);
+    expect(nudgeCard(draft, "c10", -5, 0, true).cards[0]).toMatchObject({ width: 2 });
   });
 
   it("undoes the last change only", () => {

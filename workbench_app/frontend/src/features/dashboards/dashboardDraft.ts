@@ -2,7 +2,13 @@
 // saves them whole. Pure: the editor's every change is a function from draft to draft, so
 // "undo the last change" is keeping the draft before it.
 export type CardKind = "question" | "text" | "heading";
-export type FilterType = "text" | "number" | "date";
+export type FilterType = "text" | "number" | "date" | "date_range" | "one_of";
+export type FilterDefault = string | number | (string | number)[] | null;
+/** Where a one-of filter takes its values: a column the viewer may read. */
+export interface ValuesSource { table: string; column: string }
+/** A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
+export interface SavedLink { card_id: number; variable: string | null; end_variable: string | null; column: string | null }
+export interface DraftLink { card: string; variable?: string | undefined; end_variable?: string | undefined; column?: string | undefined }
 
 export interface SavedCard {
   card_id: number;
@@ -23,9 +29,10 @@ export interface SavedFilter {
   filter_id: number;
   name: string;
   type: FilterType;
-  default_value: string | number | null;
+  default_value: FilterDefault;
   required: boolean;
-  links: { card_id: number; variable: string }[];
+  values: ValuesSource | null;
+  links: SavedLink[];
 }
 
 export interface Dashboard {
@@ -34,6 +41,7 @@ export interface Dashboard {
   name: string;
   description: string;
   auto_refresh_seconds: number | null;
+  warm_up: boolean;
   updated_at: string;
   tabs: { tab_id: number; name: string; position: number }[];
   cards: SavedCard[];
@@ -61,10 +69,12 @@ export interface DraftFilter {
   type: FilterType;
   default: string;
   required: boolean;
-  links: { card: string; variable: string }[];
+  values?: ValuesSource | undefined;
+  links: DraftLink[];
 }
 
 export interface Draft {
+  warm_up: boolean;
   tabs: { key: string; name: string }[];
   cards: DraftCard[];
   filters: DraftFilter[];
@@ -74,6 +84,7 @@ export const GRID_COLUMNS = 12;
 
 export function draftOf(dashboard: Dashboard): Draft {
   return {
+    warm_up: dashboard.warm_up,
     tabs: dashboard.tabs.map((tab) => ({ key: `t${tab.tab_id}`, name: tab.name })),
     cards: dashboard.cards.map((card) => ({
       key: `c${card.card_id}`, tab: card.tab_id === null ? null : `t${card.tab_id}`, kind: card.kind,
@@ -83,15 +94,31 @@ export function draftOf(dashboard: Dashboard): Draft {
     })),
     filters: dashboard.filters.map((item) => ({
       key: `f${item.filter_id}`, name: item.name, type: item.type, required: item.required,
-      default: item.default_value === null ? "" : String(item.default_value),
-      links: item.links.map((link) => ({ card: `c${link.card_id}`, variable: link.variable })),
+      default: defaultText(item.default_value), values: item.values ?? undefined,
+      links: item.links.map((link) => ({
+        card: `c${link.card_id}`, variable: link.variable ?? undefined, end_variable: link.end_variable ?? undefined,
+        column: link.column ?? undefined,
+      })),
     })),
   };
+}
+
+/** A saved default as the editor's text: a one-of list as its values separated by commas. */
+export function defaultText(value: FilterDefault): string {
+  if (value === null) return "";
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+/** The editor's default text as the API takes it (a one-of list from comma-separated values). */
+export function defaultValue(type: FilterType, text: string): FilterDefault {
+  if (text.trim() === "") return null;
+  return type === "one_of" ? text.split(",").map((part) => part.trim()).filter(Boolean) : text;
 }
 
 /** The body of PUT /dashboards/<id> that saves the draft whole. */
 export function saveBody(draft: Draft) {
   return {
+    warm_up: draft.warm_up,
     tabs: draft.tabs.map((tab) => ({ key: tab.key, name: tab.name })),
     cards: draft.cards.map((card) => ({
       key: card.key, tab: card.tab, kind: card.kind, col: card.col, row: card.row, width: card.width, height: card.height,
@@ -99,7 +126,8 @@ export function saveBody(draft: Draft) {
     })),
     filters: draft.filters.map((item) => ({
       key: item.key, name: item.name, type: item.type, required: item.required,
-      default: item.default === "" ? null : item.default, links: item.links,
+      default: defaultValue(item.type, item.default), links: item.links,
+      ...(item.type === "one_of" ? { values: item.values ?? { table: "", column: "" } } : {}),
     })),
   };
 }
@@ -198,14 +226,26 @@ export function removeFilter(draft: Draft, key: string): Draft {
   return { ...draft, filters: draft.filters.filter((item) => item.key !== key) };
 }
 
-/** Feeds (or, with variable "", stops feeding) a card's field from a filter. */
-export function linkFilter(draft: Draft, filter: string, card: string, variable: string): Draft {
+/** Feeds a card from a filter: through a field (variable), or a column of its result; null stops it. */
+export function linkFilter(draft: Draft, filter: string, card: string, link: Omit<DraftLink, "card"> | null): Draft {
+  const kept = link && (link.variable || link.column) ? [{ card, ...link }] : [];
   return {
     ...draft,
     filters: draft.filters.map((item) => item.key !== filter ? item : {
-      ...item, links: [...item.links.filter((link) => link.card !== card), ...(variable ? [{ card, variable }] : [])],
+      ...item, links: [...item.links.filter((old) => old.card !== card), ...kept],
     }),
   };
+}
+
+/** Moves (or, with `resize`, resizes) a card by whole grid steps from the keyboard, kept on the grid. */
+export function nudgeCard(draft: Draft, key: string, dx: number, dy: number, resize: boolean): Draft {
+  const card = draft.cards.find((item) => item.key === key);
+  if (!card) return draft;
+  const next = resize
+    ? { width: Math.min(Math.max(card.width + dx, 2), GRID_COLUMNS - card.col), height: Math.max(card.height + dy, 1) }
+    : { col: Math.min(Math.max(card.col + dx, 0), GRID_COLUMNS - card.width), row: Math.max(card.row + dy, 0) };
+  const same = Object.entries(next).every(([name, value]) => card[name as keyof DraftCard] === value);
+  return same ? draft : changeCard(draft, key, next);
 }
 
 /** The draft and the one before the last change: undo goes back one step. */
