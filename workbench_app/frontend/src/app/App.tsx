@@ -21,6 +21,7 @@ const AdminPeoplePage = lazy(() => import("../features/admin/PeoplePage"));
 const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
 const TokensPage = lazy(() => import("../features/admin/TokensPage"));
 const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
+const DashboardCachePage = lazy(() => import("../features/admin/DashboardCachePage"));
 const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
 const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
 const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
@@ -65,6 +66,7 @@ export function App() {
               <Route path="admin/groups" element={<AdminGroupsPage />} />
               <Route path="tokens" element={<TokensPage />} />
               <Route path="admin/settings" element={<AdminSettingsPage />} />
+              <Route path="admin/dashboard-cache" element={<DashboardCachePage />} />
               <Route path="assistant" element={<AssistantPage />} />
               <Route path="assistant/:conversationId" element={<AssistantPage />} />
               <Route path="settings/assistant" element={<AssistantSettingsPage />} />

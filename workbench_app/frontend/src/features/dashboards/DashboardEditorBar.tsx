@@ -20,7 +20,13 @@ interface Props {
   change: (edit: (draft: Draft) => Draft) => void;
 }
 
-const FILTER_TYPES: FilterType[] = ["text", "number", "date"];
+const FILTER_TYPES: FilterType[] = ["text", "number", "date", "date_range", "one_of"];
+// The variable types each filter type can feed (as the server checks them).
+const FEEDS: Record<FilterType, string[]> = {
+  text: ["text"], number: ["number"], date: ["date", "text"], date_range: ["date"], one_of: ["list"],
+};
+// Not a possible variable name (those are letters, digits and underscores).
+const COLUMN = ":column";
 
 export function DashboardEditorBar({ draft, tab, change }: Props) {
   const { t } = useTranslation();
@@ -37,6 +43,13 @@ export function DashboardEditorBar({ draft, tab, change }: Props) {
 
   return (
     <section className={styles.editorBar} aria-label={t("dashboards.editor")}>
+      <label className={styles.check}>
+        <input type="checkbox" checked={draft.warm_up} onChange={(event) => {
+          const warm = event.target.checked;
+          change((d) => ({ ...d, warm_up: warm }));
+        }} />
+        {t("dashboards.warmUp")}
+      </label>
       <div className={styles.editorRow}>
         <SelectField label={t("dashboards.question")} value={chosen ? String(chosen.question_id) : ""}
           options={(questions.data ?? []).map((q) => ({ value: String(q.question_id), label: q.name ?? "" }))} onChange={setQuestionId} />
@@ -66,13 +79,40 @@ export function DashboardEditorBar({ draft, tab, change }: Props) {
             <input type="checkbox" checked={item.required} onChange={(event) => change((d) => changeFilter(d, item.key, { required: event.target.checked }))} />
             {t("dashboards.required")}
           </label>
-          {questionCards.map((card) => (
-            <SelectField key={card.key} label={t("dashboards.feeds", { filter: item.name, card: card.question_name ?? "" })}
-              value={item.links.find((link) => link.card === card.key)?.variable ?? ""}
-              options={[{ value: "", label: t("dashboards.notLinked") },
-                ...Object.keys(card.variables ?? {}).map((variable) => ({ value: variable, label: variable }))]}
-              onChange={(variable) => change((d) => linkFilter(d, item.key, card.key, variable))} />
-          ))}
+          {item.type === "one_of" && (
+            <>
+              <TextField label={t("dashboards.valuesTable", { name: item.name })} value={item.values?.table ?? ""} maxLength={600}
+                hint={t("dashboards.valuesTableHint")}
+                onChange={(table) => change((d) => changeFilter(d, item.key, { values: { table, column: item.values?.column ?? "" } }))} />
+              <TextField label={t("dashboards.valuesColumn", { name: item.name })} value={item.values?.column ?? ""} maxLength={200}
+                onChange={(column) => change((d) => changeFilter(d, item.key, { values: { table: item.values?.table ?? "", column } }))} />
+            </>
+          )}
+          {questionCards.map((card) => {
+            const link = item.links.find((one) => one.card === card.key);
+            const variables = Object.entries(card.variables ?? {}).filter(([, type]) => FEEDS[item.type].includes(type)).map(([name]) => name);
+            const mode = link?.column !== undefined ? COLUMN : link?.variable ?? "";
+            const cardName = card.question_name ?? "";
+            return (
+              <div key={card.key} className={styles.editorRow}>
+                <SelectField label={t("dashboards.feeds", { filter: item.name, card: cardName })} value={mode}
+                  options={[{ value: "", label: t("dashboards.notLinked") },
+                    ...variables.map((variable) => ({ value: variable, label: t("dashboards.linkVariable", { name: variable }) })),
+                    { value: COLUMN, label: t("dashboards.linkColumn") }]}
+                  onChange={(next) => change((d) => linkFilter(d, item.key, card.key,
+                    next === "" ? null : next === COLUMN ? { column: link?.column || "" } : { variable: next, end_variable: item.type === "date_range" ? next : undefined }))} />
+                {mode === COLUMN && (
+                  <TextField label={t("dashboards.linkColumnName", { filter: item.name, card: cardName })} value={link?.column ?? ""} maxLength={200}
+                    onChange={(column) => change((d) => linkFilter(d, item.key, card.key, { column }))} />
+                )}
+                {item.type === "date_range" && link?.variable && (
+                  <SelectField label={t("dashboards.linkEndVariable", { filter: item.name, card: cardName })} value={link.end_variable ?? link.variable}
+                    options={variables.map((variable) => ({ value: variable, label: variable }))}
+                    onChange={(end) => change((d) => linkFilter(d, item.key, card.key, { variable: link.variable, end_variable: end }))} />
+                )}
+              </div>
+            );
+          })}
           <Button variant="danger" onClick={() => change((d) => removeFilter(d, item.key))}>
             {t("dashboards.removeFilter", { name: item.name })}
           </Button>

@@ -10,10 +10,11 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { CardKeyboardHandle } from "./CardKeyboardHandle";
 import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
-  apply, cardsOfTab, changeCard, draftOf, duplicateCard, placeCards, removeCard, removeTab, saveBody, undo,
+  apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, undo,
   type Dashboard, type Draft, type DraftCard, type Editing,
 } from "./dashboardDraft";
 import { FilterBar } from "./FilterBar";
@@ -40,6 +41,7 @@ export default function DashboardPage() {
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const [editing, setEditing] = useState<Editing | null>(null);
+  const [announcement, setAnnouncement] = useState("");
   const now = useNow(30_000);
   const dashboard = useQuery({
     queryKey: dashboardKey(dashboardId),
@@ -81,7 +83,11 @@ export default function DashboardPage() {
   function renderCard(card: DraftCard) {
     const tools = editing && (
       <div className={styles.cardTools}>
-        <span className={styles.dragHandle} aria-hidden="true">⠿</span>
+        <CardKeyboardHandle name={cardName(card)} onNudge={(dx, dy, resize) => {
+          const next = nudgeCard(draft, card.key, dx, dy, resize).cards.find((item) => item.key === card.key) ?? card;
+          change((d) => nudgeCard(d, card.key, dx, dy, resize));
+          setAnnouncement(t("dashboards.cardPlaced", { name: cardName(card), col: next.col + 1, row: next.row + 1, width: next.width, height: next.height }));
+        }} />
         <Button variant="ghost" onClick={() => change((d) => duplicateCard(d, card.key))}
           aria-label={t("dashboards.duplicateNamed", { name: cardName(card) })}>{t("dashboards.duplicate")}</Button>
         <Button variant="ghost" onClick={() => change((d) => removeCard(d, card.key))}
@@ -140,7 +146,8 @@ export default function DashboardPage() {
       {saved.description && <p className={styles.description}>{saved.description}</p>}
       <ErrorMessage error={save.error} />
       {editing && <DashboardEditorBar draft={draft} tab={tab} change={change} />}
-      {!editing && <FilterBar filters={saved.filters} values={values} onApply={applyFilters} />}
+      {editing && <p className={styles.announcer} role="status" aria-live="polite">{announcement}</p>}
+      {!editing && <FilterBar dashboardId={dashboardId} filters={saved.filters} values={values} onApply={applyFilters} />}
       {draft.tabs.length > 0 && (
         <div role="tablist" aria-label={t("dashboards.tabs")} className={styles.tabs}>
           {draft.tabs.map((item) => (

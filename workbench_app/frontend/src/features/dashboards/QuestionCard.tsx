@@ -20,7 +20,7 @@ interface Props {
   questionId: number;
   title: string;
   visualization: Record<string, unknown> | null | undefined;
-  filters: Record<string, string>;
+  filters: Record<string, string | string[]>;
   refreshMs: number | false;
   now: number;
 }

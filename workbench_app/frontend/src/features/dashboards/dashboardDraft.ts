@@ -228,7 +228,7 @@ export function removeFilter(draft: Draft, key: string): Draft {
 
 /** Feeds a card from a filter: through a field (variable), or a column of its result; null stops it. */
 export function linkFilter(draft: Draft, filter: string, card: string, link: Omit<DraftLink, "card"> | null): Draft {
-  const kept = link && (link.variable || link.column) ? [{ card, ...link }] : [];
+  const kept = link ? [{ card, ...link }] : [];
   return {
     ...draft,
     filters: draft.filters.map((item) => item.key !== filter ? item : {
