@@ -25,7 +25,7 @@ export function DateRangeFilter({ label, name, value, onChange }: Props) {
     onChange(`${monthAgo}..${today}`);
   }
   return (
-    <div className={styles.dateFilter} role="group" aria-label={label}>
+    <div className={styles.dateFilter}>
       <SelectField label={label} value={value === "" ? "" : relative ? value : CUSTOM}
         options={[{ value: "", label: t("dashboards.anyDate") },
           ...RELATIVE_RANGES.map((choice) => ({ value: choice, label: t(`dashboards.range.${choice}`) })),

@@ -1,0 +1,132 @@
+"""Dashboards in Chromium, continued: a date range and a one-of filter wired to two cards (one through
+its fields, one through columns of its result) and reproduced from the URL; cards moved and resized
+from the keyboard; the dashboard cache screen of administrators in each language, with axe."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+BY_COLUMNS = "Visits per day and channel"
+BY_FIELDS = "Visits in the period"
+
+
+@pytest.fixture(scope="module")
+def filtered_dashboard(stack) -> dict:
+    by_columns = stack.ok("POST", "/questions", json={
+        "name": BY_COLUMNS, "visualization": {"kind": "table"},
+        "sql": "SELECT CAST(visit_start AS DATE) AS day, channel, count(*) AS visits FROM visits GROUP BY 1, 2 "
+               "ORDER BY 1, 2"})
+    by_fields = stack.ok("POST", "/questions", json={
+        "name": BY_FIELDS, "visualization": {"kind": "table"},
+        "variables": {"start": "date", "finish": "date", "channels": "list"},
+        "sql": "SELECT count(*) AS visits FROM visits WHERE true "
+               "[[AND CAST(visit_start AS DATE) BETWEEN {{start}} AND {{finish}}]] "
+               "[[AND list_contains({{channels}}, channel)]]"})
+    return stack.ok("POST", "/dashboards", json={
+        "name": "Filtered traffic",
+        "cards": [{"key": "a", "question_id": by_columns["question_id"], "col": 0},
+                  {"key": "b", "question_id": by_fields["question_id"], "col": 6}],
+        "filters": [
+            {"name": "Period", "type": "date_range", "default": "last-90-days",
+             "links": [{"card": "a", "column": "day"}, {"card": "b", "variable": "start", "end_variable": "finish"}]},
+            {"name": "Channel", "type": "one_of", "values": {"table": "warehouse.analytics.visits", "column": "channel"},
+             "links": [{"card": "a", "column": "channel"}, {"card": "b", "variable": "channels"}]}]})
+
+
+def _card_answers(page, count: int, action) -> dict[int, dict]:
+    """The card runs the page makes while `action` runs: card id -> (filters sent, rows answered)."""
+    answers: dict[int, dict] = {}
+
+    def seen(response):
+        match = re.search(r"/cards/(\d+)/run$", response.url)
+        if match and response.request.method == "POST" and response.ok:
+            answers[int(match.group(1))] = {"sent": json.loads(response.request.post_data)["filters"],
+                                            "rows": response.json()["rows"]}
+    page.on("response", seen)
+    action()
+    for _ in range(300):  # a bound on waiting, not a timed assertion
+        if len(answers) >= count:
+            break
+        page.wait_for_timeout(100)
+    page.remove_listener("response", seen)
+    return answers
+
+
+def test_a_date_range_and_a_one_of_list_feed_two_cards_and_the_link_reproduces_them(page, stack, filtered_dashboard):
+    dashboard_id = filtered_dashboard["dashboard_id"]
+    period, channel = (str(f["filter_id"]) for f in filtered_dashboard["filters"])
+    sign_in(page, path=f"/dashboards/{dashboard_id}")
+    expect(page.get_by_label("Period", exact=True)).to_have_value("last-90-days")
+    values = page.get_by_role("list", name="Values of Channel")
+    expect(values.get_by_role("checkbox").first).to_be_visible()
+    # The list is searchable: narrowed by the server, under the viewer's rights.
+    page.get_by_label("Search the values of Channel").fill("organic")
+    expect(values.get_by_role("checkbox", name="Organic Search")).to_be_visible()
+    expect(values.get_by_role("checkbox", name="Direct")).to_have_count(0)
+    values.get_by_role("checkbox", name="Organic Search").check()
+    page.get_by_label("Period", exact=True).select_option(label="From… to…")
+    page.get_by_label("Period: from").fill("2020-01-01")
+    page.get_by_label("Period: to").fill("2030-12-31")
+    answers = _card_answers(page, 2, lambda: page.get_by_role("button", name="Apply filters").click())
+    expect(page).to_have_url(re.compile(rf"f\.{period}=2020-01-01\.\.2030-12-31"))
+    expect(page).to_have_url(re.compile(rf"f\.{channel}=Organic\+Search"))
+    by_columns, by_fields = (answers[c["card_id"]] for c in filtered_dashboard["cards"])
+    assert by_columns["sent"] == {period: "2020-01-01..2030-12-31", channel: ["Organic Search"]}
+    assert by_columns["rows"] and {row[1] for row in by_columns["rows"]} == {"Organic Search"}
+    # Both cards agree: the column link and the field link filter the same visits.
+    assert by_fields["rows"] == [[sum(row[2] for row in by_columns["rows"])]]
+    check_accessibility(page, "a dashboard with a date range and a one-of filter")
+
+    other = page.context.new_page()
+    again = _card_answers(other, 2, lambda: other.goto(page.url))
+    expect(other.get_by_label("Period: from")).to_have_value("2020-01-01")
+    expect(other.get_by_role("list", name="Values of Channel").get_by_role("checkbox", name="Organic Search")).to_be_checked()
+    assert {card: answer["rows"] for card, answer in again.items()} == {
+        card: answer["rows"] for card, answer in answers.items()}
+
+
+def test_cards_move_and_resize_from_the_keyboard(page, stack, filtered_dashboard):
+    question = filtered_dashboard["cards"][1]["question_id"]
+    dashboard = stack.ok("POST", "/dashboards", json={"name": "Keyboard layout", "cards": [
+        {"question_id": question, "col": 0, "row": 0, "width": 6, "height": 4}]})
+    sign_in(page, path=f"/dashboards/{dashboard['dashboard_id']}")
+    page.get_by_role("button", name="Edit").click()
+    handle = page.get_by_role("button", name=f"Place {BY_FIELDS}")
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowLeft")
+    expect(page.get_by_role("status").filter(has_text=BY_FIELDS)).to_have_text(
+        f"{BY_FIELDS}: column 3, row 1, 5 wide, 5 high.")
+    expect(handle).to_be_focused()
+    check_accessibility(page, "the dashboard editor with a card placed from the keyboard")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("button", name="Edit")).to_be_visible()
+    saved = stack.ok("GET", f"/dashboards/{dashboard['dashboard_id']}")["cards"][0]
+    assert (saved["col"], saved["row"], saved["width"], saved["height"]) == (2, 0, 5, 5)
+
+
+CACHE = {"en": ("Dashboard cache", "Hits"), "fr": ("Cache des tableaux de bord", "Succès"),
+         "es": ("Caché de los paneles", "Aciertos")}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_dashboard_cache_screen_in_each_language(page, stack, filtered_dashboard, language):
+    email = f"cache-{language}@example.org"
+    stack.create_user(email, locale=language, is_admin=True)
+    sign_in(page, email)
+    title, hits = CACHE[language]
+    page.get_by_role("link", name=title, exact=True).click()
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
+    expect(page.get_by_role("columnheader", name=hits, exact=True)).to_be_visible()
+    row = page.get_by_test_id("cache-row").filter(has=page.get_by_role("link", name="Filtered traffic"))
+    expect(row).to_have_count(1)
+    check_accessibility(page, f"the dashboard cache ({language})")
