@@ -5,10 +5,11 @@ Starts the product on a fresh home with the demo data (`analytics demo`, `analyt
 
 1. the time from navigation to all eight charts drawn, cold (every card a cache miss; target
    <= 1.5 s) and cached (every card a hit; target <= 300 ms), medians over --runs page loads;
-2. the cache's hit ratio after those loads, as GET /api/v1/dashboard-cache reports it.
+2. the cache's hit ratio after those loads, as GET /api/v1/dashboard-cache reports it: the cached
+   dashboard is marked for warm-up and warmed by the function the Dagster sensor calls after a build
+   (`dashboard_warmup.warm_up`, here in this process), so its first visitor already finds it cached.
 
-Not measured yet: the A4 PDF (the PDF export is not built). The Dagster warm-up is not built either:
-the "cached" loads follow one cold load, which fills the cache as a warm-up would.
+Not measured here: the A4 PDF (the PDF export is another part of the issue).
 
 Run: ``python bench/dashboards.py [--runs N]`` (about two minutes; Debian chromium needed).
 """
@@ -26,6 +27,9 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics_cli.local_stack import LocalStack  # noqa: E402
+from pipelines.settings import Settings  # noqa: E402
+from workbench_app.content import dashboard_warmup  # noqa: E402
+from workbench_app.services import WorkbenchServices  # noqa: E402
 from workbench_app.content.demo_content import QUESTIONS  # noqa: E402
 
 EMAIL, PASSWORD = "bench@example.org", "a long enough password"
@@ -35,7 +39,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background
 CARDS = 8
 
 
-def make_dashboard(api: requests.Session, base: str, ttl: int) -> int:
+def make_dashboard(api: requests.Session, base: str, ttl: int, warm_up: bool = False) -> int:
     cards = []
     for index in range(CARDS):
         demo = QUESTIONS[index % len(QUESTIONS)]
@@ -47,7 +51,7 @@ def make_dashboard(api: requests.Session, base: str, ttl: int) -> int:
         cards.append({"question_id": question.json()["question_id"], "col": 6 * (index % 2),
                       "row": 4 * (index // 2), "width": 6, "height": 4})
     dashboard = api.post(f"{base}/dashboards", json={"name": f"Bench ({ttl} s cache)", "cards": cards,
-                                                    "cache_ttl_seconds": ttl})
+                                                    "cache_ttl_seconds": ttl, "warm_up": warm_up})
     dashboard.raise_for_status()
     return dashboard.json()["dashboard_id"]
 
@@ -72,7 +76,16 @@ def main() -> int:
         api.headers["Authorization"] = f"Bearer {token}"
         base = f"{stack.workbench_url}/api/v1"
         uncached = make_dashboard(api, base, 0)
-        cached = make_dashboard(api, base, 3600)
+        cached = make_dashboard(api, base, 3600, warm_up=True)
+        services = WorkbenchServices(settings=Settings.from_env(stack.env))
+        try:
+            started = time.perf_counter()
+            # As after a build of the demo views: nothing cached yet, so every card is run as its owner.
+            warmed = dashboard_warmup.warm_up(services, dashboard_warmup.warehouse_tables(
+                services, ["analytics.visits", "analytics.pageviews", "analytics.events"]))
+            warm_seconds = time.perf_counter() - started
+        finally:
+            services.close()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             context = browser.new_context(viewport={"width": 1280, "height": 1600})
@@ -84,7 +97,6 @@ def main() -> int:
             page.get_by_role("navigation").first.wait_for()
             drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}")  # assets into the browser cache
             cold = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}") for _ in range(runs)]
-            drawn_seconds(page, f"{stack.workbench_url}/dashboards/{cached}")  # fills the cache (8 misses)
             hot = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{cached}") for _ in range(runs)]
             browser.close()
         counts = next(d for d in api.get(f"{base}/dashboard-cache").json()["dashboards"] if d["dashboard_id"] == cached)
@@ -94,9 +106,10 @@ def main() -> int:
           f"max {max(cold):.3f} s over {runs} loads (target <= 1.5 s)")
     print(f"8-card dashboard, all charts drawn, cached: median {statistics.median(hot):.3f} s, "
           f"max {max(hot):.3f} s over {runs} loads (target <= 0.3 s)")
-    print(f"cache after one filling load and {runs} loads: {counts['hits']} hits, {counts['misses']} misses, "
+    print(f"warm-up of the cached dashboard: {warmed['warmed']} card runs in {warm_seconds:.2f} s "
+          f"({warmed['failed']} failed)")
+    print(f"cache after the warm-up and {runs} loads: {counts['hits']} hits, {counts['misses']} misses, "
           f"hit ratio {counts['hit_ratio']:.2%}")
-    print("A4 PDF: not measured (the PDF export is not built yet)")
     return 0
 
 

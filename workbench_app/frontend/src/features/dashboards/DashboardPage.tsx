@@ -19,7 +19,7 @@ import {
 } from "./dashboardDraft";
 import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
-import { cardRunKey, QuestionCard } from "./QuestionCard";
+import { cardRunKey, preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
 import styles from "./DashboardPage.module.css";
 
@@ -37,6 +37,7 @@ function useNow(everyMs: number): number {
 
 export default function DashboardPage() {
   const { t } = useTranslation();
+  useEffect(preloadChart, []);
   const dashboardId = Number(useParams().dashboardId);
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
