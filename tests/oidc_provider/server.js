@@ -33,7 +33,7 @@ const provider = new Provider(issuer, {
     email: ["email", "email_verified"],
     profile: ["name"],
     groups: ["groups"],
-    directory: ["region", "customer_id"],
+    directory: ["region", "customer_id", "channel"],
   },
   scopes: ["openid", "email", "profile", "groups", "directory"],
   cookies: { keys: ["workbench-test-cookie-key"] },
