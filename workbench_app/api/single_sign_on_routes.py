@@ -32,7 +32,7 @@ MAX_MINUTES = 10
 def _safe_next(value: str | None) -> str:
     """Only same-site paths are followed after sign-in (the sign-in page's rule)."""
     return value if value and value.startswith("/") and not value.startswith("//") and "\\" not in value \
-        and not value.startswith("/sign-in") and len(value) <= 2000 else "/"
+        and "\x00" not in value and not value.startswith("/sign-in") and len(value) <= 2000 else "/"
 
 
 def _redirect_uri() -> str:
@@ -49,7 +49,8 @@ def _back_to_sign_in(code: str, next_path: str = "/"):
 def _refused(refusal: SignOnRefused, next_path: str = "/"):
     with services().transaction() as conn:
         audit_log.record(conn, None, directory_sync.ACTOR, "sign_in.failed", None,
-                         {"method": "oidc", "reason": refusal.code, "detail": refusal.detail[:500]})
+                         {"method": "oidc", "reason": refusal.code,
+                          "detail": refusal.detail.replace("\x00", "")[:500]})
     return _back_to_sign_in(refusal.code, next_path)
 
 
@@ -92,7 +93,7 @@ def start_sign_on():
 
 @blueprint.get("/sso/callback")
 def finish_sign_on():
-    state = single_query_value(request.args, "state") or ""
+    state = (single_query_value(request.args, "state") or "").replace("\x00", "")
     with services().transaction() as conn:
         pending = conn.execute(
             """delete from sso_sign_in_requests where state = %s

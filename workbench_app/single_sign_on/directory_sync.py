@@ -9,6 +9,7 @@ the actor `sso`.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from typing import Any
 
@@ -28,6 +29,8 @@ _SCALAR = (str, int, float, bool)
 
 def _attribute_value(value: Any) -> Any:
     """A claim usable as an attribute (what the People screen accepts), else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON in PostgreSQL has no NaN or infinity
     if isinstance(value, _SCALAR) and not (isinstance(value, str) and (len(value) > 1000 or "\x00" in value)):
         return value
     if isinstance(value, list) and value and all(_attribute_value(item) is not None and not isinstance(item, list)
@@ -121,13 +124,14 @@ def sign_in(conn: psycopg.Connection, config: SingleSignOn, claims: dict[str, An
     audited by the caller, after this transaction is rolled back."""
     subject = claims.get("sub")
     email = claims.get(config.email_claim)
-    if not isinstance(subject, str) or not subject:
+    # Text PostgreSQL cannot store (NUL) is refused like any other malformed claim.
+    if not isinstance(subject, str) or not subject or "\x00" in subject or len(subject) > 500:
         raise SignOnRefused("token_invalid", "the ID token has no subject")
-    if not isinstance(email, str) or not _EMAIL.match(email.strip()):
+    if not isinstance(email, str) or not _EMAIL.match(email.strip()) or "\x00" in email:
         raise SignOnRefused("no_email", f"claim {config.email_claim!r} is not an e-mail address")
     email = email.strip()
     name = claims.get(config.name_claim)
-    name = name[:200] if isinstance(name, str) else ""
+    name = name.replace("\x00", "")[:200] if isinstance(name, str) else ""
     row = _find_account(conn, config, subject, email)
     if row is None:
         if not config.create_accounts:
