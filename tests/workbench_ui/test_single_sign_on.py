@@ -104,7 +104,7 @@ def test_a_refused_sso_is_explained_on_the_sign_in_page_and_passwords_still_work
 def test_the_single_sign_on_settings_in_each_language_pass_axe(page, stack, provider, language):
     email = f"sso-settings-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
-    sign_in(page, email, language=language)
+    sign_in(page, email)
     page.get_by_role("link", name=SETTINGS[language], exact=True).click()
     expect(page.get_by_role("heading", name=SSO_TITLE[language], exact=True)).to_be_visible()
     check_accessibility(page, f"single sign-on settings ({language})")
