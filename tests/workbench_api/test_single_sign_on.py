@@ -272,3 +272,27 @@ def test_a_key_rotation_is_followed_without_restart(app, forged):
     browser, answer = forged_sign_in(app)
     assert answer.status_code == 303, answer.headers.get("Location")
     assert forged.jwks_fetches == fetches + 1  # fetched again for the unknown key id, once
+
+
+def test_the_environment_configures_single_sign_on_when_no_administrator_did(workbench_settings, warehouse, directory):
+    from dataclasses import replace
+
+    from pipelines.settings import Settings
+    from workbench_app.app import create_app
+
+    read = Settings.from_env({"ANALYTICS_OIDC_ISSUER": directory.issuer + "/", "ANALYTICS_OIDC_CLIENT_ID": CLIENT_ID,
+                              "ANALYTICS_OIDC_CLIENT_SECRET": CLIENT_SECRET,
+                              "ANALYTICS_OIDC_SCOPES": "openid email profile",
+                              "ANALYTICS_OIDC_PROVIDER_NAME": "Env Directory"})
+    assert read.oidc_issuer == directory.issuer and CLIENT_SECRET not in repr(read)
+    configured = replace(workbench_settings, **{name: getattr(read, name) for name in (
+        "oidc_issuer", "oidc_client_id", "oidc_client_secret", "oidc_scopes", "oidc_display_name")})
+    application = create_app(configured)
+    try:
+        assert ok(Api(application.test_client()).get("/sso")) == {"enabled": True, "display_name": "Env Directory"}
+        browser, answer = sign_in_by_sso(application)
+        assert answer.status_code == 303
+        assert ok(browser.get("/api/v1/session"))["user"]["email"] == "nora@example.org"
+    finally:
+        application.wsgi_app.close()
+        application.extensions["workbench"].close()
