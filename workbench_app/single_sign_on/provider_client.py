@@ -149,12 +149,11 @@ def verify_id_token(config: SingleSignOn, id_token: str, nonce: str, access_toke
             claims_params={"nonce": nonce, "client_id": config.client_id, "access_token": access_token})
         claims.validate(leeway=LEEWAY_SECONDS)
     except JoseError as error:
-        code = {"invalid_claim": "token_invalid"}.get(error.error, "token_invalid")
         description = str(getattr(error, "description", "") or error)
-        if "nonce" in description:
-            code = "nonce_mismatch"
-        elif "iss" in description and "claim" in description:
-            code = "issuer_mismatch"
+        # A wrong nonce or issuer says more than "invalid" (another sign-in's answer, another
+        # provider); everything else (signature, audience, expiry) is an unverifiable token.
+        claim = getattr(error, "claim_name", None) or ("nonce" if "'nonce'" in description else None)
+        code = {"nonce": "nonce_mismatch", "iss": "issuer_mismatch"}.get(claim, "token_invalid")
         raise SignOnRefused(code, f"{error.error}: {description}") from None
     except ValueError as error:  # a key the token names is absent even after fetching the set again
         raise SignOnRefused("token_invalid", str(error)) from None
