@@ -3,6 +3,8 @@
 // password is accepted: the login names the person). REDIRECT_URIS is comma-separated. DIRECTORY.json maps a login to its claims and
 // is read again at every sign-in, so a test changes the "directory" (groups, attributes) between two
 // sign-ins by rewriting the file. One confidential client: `workbench` / `workbench-test-secret`.
+// oidc-provider 9 prints "Unsupported runtime" on Node 20 (it supports the current LTS lines only);
+// everything these tests use (discovery, code flow with PKCE, JWKS, userinfo) works there.
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import Provider from "oidc-provider";
