@@ -16,7 +16,9 @@ FUZZ_EXAMPLES = 12
 NOT_FUZZED = {("DELETE", "/tokens/{token_id}"),
               # A generated provider address would make the assistant connect to a host the fuzzer
               # invented; tests/workbench_api/test_assistant.py checks this endpoint's refusals.
-              ("PUT", "/assistant/provider")}
+              ("PUT", "/assistant/provider"),
+              # The same for the single sign-on provider's issuer (tests/workbench_api/test_single_sign_on.py).
+              ("PATCH", "/settings/sso")}
 
 
 def test_openapi_document_is_valid_and_describes_every_route(app):
