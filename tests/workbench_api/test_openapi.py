@@ -1,6 +1,7 @@
 """The OpenAPI 3.1 document: valid, complete, and fuzzed with schemathesis (never a 5xx)."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import pytest
@@ -80,7 +81,8 @@ def no_network_document(monkeypatch):
     real_document = openapi.document
 
     def fuzzed_document():
-        document = real_document()
+        # A copy: the real document is built once per process, and later tests read it as it is.
+        document = copy.deepcopy(real_document())
         _no_network_sources(document)
         return document
 
