@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.single_sign_on import openapi_paths as sso_openapi
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -231,8 +232,9 @@ _RESULT_SCHEMAS: dict[str, Any] = {
             "masked_columns": {"type": "object", "additionalProperties": _STR}})}})}}),
     "Settings": _object({
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
-        "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
-            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}})}),
+        "sign_in_methods": _object({"password": {
+            "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
+            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}})}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
@@ -475,6 +477,7 @@ def _paths() -> dict[str, Any]:
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
         **assistant_openapi.paths(op, _also, _body),
+        **sso_openapi.paths(op, _also, _body),
     }
 
 
@@ -512,6 +515,7 @@ def document() -> dict[str, Any]:
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
+                **sso_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
