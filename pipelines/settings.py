@@ -129,6 +129,8 @@ class Settings:
     assistant_requests_per_hour: int = 30
     assistant_tokens_per_hour: int = 200_000
     assistant_timeout_seconds: int = 60
+    # Dashboard PDFs: the Chromium that prints them (Debian's package; no browser is downloaded).
+    chromium_path: str = "/usr/bin/chromium"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -169,6 +171,7 @@ class Settings:
             assistant_requests_per_hour=_whole(env, "ANALYTICS_ASSISTANT_REQUESTS_PER_HOUR", 30),
             assistant_tokens_per_hour=_whole(env, "ANALYTICS_ASSISTANT_TOKENS_PER_HOUR", 200_000),
             assistant_timeout_seconds=_positive_int(env, "ANALYTICS_ASSISTANT_TIMEOUT_SECONDS", 60),
+            chromium_path=env.get("ANALYTICS_CHROMIUM_PATH") or "/usr/bin/chromium",
         )
 
     @property

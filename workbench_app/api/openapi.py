@@ -6,6 +6,8 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.printing import openapi_paths as printing_openapi
+from workbench_app.themes import openapi_paths as themes_openapi
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -467,6 +469,8 @@ def _paths() -> dict[str, Any]:
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
         **assistant_openapi.paths(op, _also, _body),
+        **themes_openapi.paths(op, _also, _body),
+        **printing_openapi.paths(op, _also),
     }
 
 
@@ -504,6 +508,7 @@ def document() -> dict[str, Any]:
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
+                **themes_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
