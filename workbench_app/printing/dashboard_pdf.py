@@ -31,6 +31,8 @@ ORIGIN = "http://print.localhost"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--disable-extensions"]
 READY_TIMEOUT_MS = 40_000
+# A4 by its millimetres: Playwright's format "A4" is 8.27 x 11.7 inches, a little larger (596 x 843 pt).
+A4_MM = ("210mm", "297mm")
 # The page is laid out at the printable width of A4 at 96 px per inch (Chromium's print scale).
 VIEWPORT = {"portrait": {"width": 794, "height": 1123}, "landscape": {"width": 1123, "height": 794}}
 
@@ -116,7 +118,8 @@ def _print(app: Flask, chromium: str, secret: str, path: str, locale: str, layou
                 page.route("**/*", answer)
                 page.goto(ORIGIN + path, wait_until="domcontentloaded")
                 page.wait_for_selector("html[data-print-ready]", state="attached", timeout=READY_TIMEOUT_MS)
-                return page.pdf(format="A4", landscape=orientation == "landscape", print_background=True,
+                width, height = A4_MM if orientation == "portrait" else A4_MM[::-1]
+                return page.pdf(width=width, height=height, print_background=True,
                                 display_header_footer=True, header_template=header, footer_template=footer,
                                 margin=margins, prefer_css_page_size=False)
             finally:
