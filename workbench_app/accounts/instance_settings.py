@@ -18,7 +18,7 @@ def default_locale(conn: psycopg.Connection) -> str:
 
 def read(conn: psycopg.Connection) -> dict[str, Any]:
     return {"default_locale": default_locale(conn),
-            # Single sign-on (OpenID Connect) is not built yet: password sign-in is the only method.
+            # The API fills these from single sign-on's configuration (api/settings_routes.py).
             "sign_in_methods": {"password": True, "oidc": False}}
 
 

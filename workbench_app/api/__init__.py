@@ -16,6 +16,7 @@ from workbench_app.api import (
     session_routes,
     settings_routes,
     setup_routes,
+    single_sign_on_routes,
     sources_routes,
     themes_routes,
 )
@@ -33,7 +34,7 @@ def register_api(app: Flask) -> None:
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
-                   themes_routes, print_routes):
+                   themes_routes, print_routes, single_sign_on_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)

@@ -8,6 +8,7 @@ from flask import Blueprint, jsonify
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
+from workbench_app.single_sign_on import openapi_paths as sso_openapi
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -229,8 +230,9 @@ _RESULT_SCHEMAS: dict[str, Any] = {
             "masked_columns": {"type": "object", "additionalProperties": _STR}})}})}}),
     "Settings": _object({
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
-        "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
-            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}})}),
+        "sign_in_methods": _object({"password": {
+            "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
+            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}})}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
@@ -471,6 +473,7 @@ def _paths() -> dict[str, Any]:
         **assistant_openapi.paths(op, _also, _body),
         **themes_openapi.paths(op, _also, _body),
         **printing_openapi.paths(op, _also),
+        **sso_openapi.paths(op, _also, _body),
     }
 
 
@@ -509,6 +512,7 @@ def document() -> dict[str, Any]:
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
                 **themes_openapi.SCHEMAS,
+                **sso_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
