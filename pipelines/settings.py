@@ -129,6 +129,8 @@ class Settings:
     assistant_requests_per_hour: int = 30
     assistant_tokens_per_hour: int = 200_000
     assistant_timeout_seconds: int = 60
+    # Dashboard PDFs: the Chromium that prints them (Debian's package; no browser is downloaded).
+    chromium_path: str = "/usr/bin/chromium"
     # Single sign-on with OpenID Connect: off unless an issuer and a client id are set, here or by an
     # administrator (whose settings take precedence). The claims mapping is set in the Settings screen.
     oidc_issuer: str | None = None
@@ -176,6 +178,7 @@ class Settings:
             assistant_requests_per_hour=_whole(env, "ANALYTICS_ASSISTANT_REQUESTS_PER_HOUR", 30),
             assistant_tokens_per_hour=_whole(env, "ANALYTICS_ASSISTANT_TOKENS_PER_HOUR", 200_000),
             assistant_timeout_seconds=_positive_int(env, "ANALYTICS_ASSISTANT_TIMEOUT_SECONDS", 60),
+            chromium_path=env.get("ANALYTICS_CHROMIUM_PATH") or "/usr/bin/chromium",
             oidc_issuer=(env.get("ANALYTICS_OIDC_ISSUER") or "").rstrip("/") or None,
             oidc_client_id=env.get("ANALYTICS_OIDC_CLIENT_ID") or None,
             oidc_client_secret=env.get("ANALYTICS_OIDC_CLIENT_SECRET") or None,

@@ -19,7 +19,11 @@ NOT_FUZZED = {("DELETE", "/tokens/{token_id}"),
               # invented; tests/workbench_api/test_assistant.py checks this endpoint's refusals.
               ("PUT", "/assistant/provider"),
               # The same for the single sign-on provider's issuer (tests/workbench_api/test_single_sign_on.py).
-              ("PATCH", "/settings/sso")}
+              ("PATCH", "/settings/sso"),
+              # Each call starts a headless Chromium for seconds; tests/workbench_ui/test_dashboard_pdf.py
+              # and tests/workbench_api/test_dashboard_pdf_refusals.py check this endpoint.
+              ("GET", "/dashboards/{dashboard_id}/pdf")}
+
 
 
 def test_openapi_document_is_valid_and_describes_every_route(app):
@@ -33,7 +37,7 @@ def test_openapi_document_is_valid_and_describes_every_route(app):
             continue
         path = rule.rule.replace("<path:name>", "{name}").replace("<int:source_id>", "<source_id>")
         for part in ("user_id", "token_id", "group_id", "rule_id", "source_id", "folder_id", "question_id", "model_id",
-                     "metric_id", "dashboard_id", "card_id", "filter_id", "conversation_id"):
+                     "metric_id", "dashboard_id", "card_id", "filter_id", "conversation_id", "theme_id"):
             path = path.replace(f"<{part}>", "{" + part + "}")
         routed |= {(method, path) for method in rule.methods - {"HEAD", "OPTIONS"}}
     assert routed == described

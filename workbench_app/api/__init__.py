@@ -10,6 +10,7 @@ from workbench_app.api import (
     openapi,
     password_link_routes,
     permissions_routes,
+    print_routes,
     query_routes,
     records_routes,
     session_routes,
@@ -17,6 +18,7 @@ from workbench_app.api import (
     setup_routes,
     single_sign_on_routes,
     sources_routes,
+    themes_routes,
 )
 from workbench_app.api.authentication import authenticate_request, services
 from workbench_app.assistant import routes as assistant_routes
@@ -32,7 +34,7 @@ def register_api(app: Flask) -> None:
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
-                   single_sign_on_routes):
+                   themes_routes, print_routes, single_sign_on_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)

@@ -18,6 +18,7 @@ from workbench_app.accounts import api_tokens, users, web_sessions
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.input_checks import body_object, single_query_value
+from workbench_app.printing import tickets as print_tickets
 from workbench_app.services import WorkbenchServices
 from workbench_app.single_sign_on.password_policy import refuse_password_unless_allowed
 
@@ -73,6 +74,11 @@ def authenticate_request():
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
     header = request.headers.get("Authorization")
+    if header and header.startswith(print_tickets.SCHEME + " "):
+        # The server's own headless browser printing a PDF (workbench_app/printing/tickets.py).
+        g.print_ticket = print_tickets.authenticate(header, request.endpoint, request.view_args)
+        g.identity = g.print_ticket.identity
+        return None
     cookie = request.cookies.get(web_sessions.COOKIE)
     if header is None and cookie:
         g.identity = authenticate_session(services(), cookie)

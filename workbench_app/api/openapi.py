@@ -6,6 +6,8 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.printing import openapi_paths as printing_openapi
+from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 
 blueprint = Blueprint("openapi", __name__)
@@ -477,6 +479,8 @@ def _paths() -> dict[str, Any]:
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
         **assistant_openapi.paths(op, _also, _body),
+        **themes_openapi.paths(op, _also, _body),
+        **printing_openapi.paths(op, _also),
         **sso_openapi.paths(op, _also, _body),
     }
 
@@ -515,6 +519,7 @@ def document() -> dict[str, Any]:
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
+                **themes_openapi.SCHEMAS,
                 **sso_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},

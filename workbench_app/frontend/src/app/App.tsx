@@ -27,6 +27,8 @@ const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
 const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
 const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"));
 const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
+const ThemesPage = lazy(() => import("../features/themes/ThemesPage"));
+const PrintDashboardPage = lazy(() => import("../features/printing/PrintDashboardPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -52,6 +54,8 @@ export function App() {
             <Route path="/sign-in" element={<SignInPage />} />
             <Route path="/setup" element={<SetupPage />} />
             <Route path="/set-password" element={<SetPasswordPage />} />
+            {/* Opened by the server's own headless browser to print a PDF (no session: a print ticket). */}
+            <Route path="/print/dashboards/:dashboardId" element={<PrintDashboardPage />} />
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
               <Route index element={<BrowsePage />} />
               <Route path="browse/:folderId" element={<BrowsePage />} />
@@ -72,6 +76,7 @@ export function App() {
               <Route path="settings/assistant" element={<AssistantSettingsPage />} />
               <Route path="dashboards" element={<DashboardsPage />} />
               <Route path="dashboards/:dashboardId" element={<DashboardPage />} />
+              <Route path="themes" element={<ThemesPage />} />
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

@@ -11,6 +11,9 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { CardKeyboardHandle } from "./CardKeyboardHandle";
+import { DownloadPdfButton } from "../printing/DownloadPdfButton";
+import { ThemedArea } from "../themes/ThemedArea";
+import { useDashboardTheme } from "../themes/useEffectiveTheme";
 import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
@@ -44,6 +47,7 @@ export default function DashboardPage() {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [announcement, setAnnouncement] = useState("");
   const now = useNow(30_000);
+  const theme = useDashboardTheme(dashboardId);
   const dashboard = useQuery({
     queryKey: dashboardKey(dashboardId),
     queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
@@ -140,6 +144,7 @@ export default function DashboardPage() {
               options={REFRESH_MINUTES.map((m) => ({ value: String(m), label: m ? t("dashboards.everyMinutes", { count: m }) : t("dashboards.refreshOff") }))}
               onChange={(value) => setParam("refresh", value)} />
             <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
+            <DownloadPdfButton dashboardId={dashboardId} name={saved.name} />
             <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
           </>
         )}
@@ -162,8 +167,11 @@ export default function DashboardPage() {
       )}
       <div role={draft.tabs.length > 0 ? "tabpanel" : undefined} aria-label={draft.tabs.find((item) => item.key === tab)?.name}>
         {cardsOfTab(draft, tab).length === 0 && <p>{t("dashboards.emptyTab")}</p>}
-        <DashboardGrid cards={cardsOfTab(draft, tab)} editing={editing !== null}
-          onPlace={(items) => change((d) => placeCards(d, items))} render={renderCard} />
+        <ThemedArea theme={theme.data?.settings} logoThemeId={theme.data?.has_logo ? theme.data.theme_id : null}
+          logoLabel={theme.data?.name ?? undefined}>
+          <DashboardGrid cards={cardsOfTab(draft, tab)} editing={editing !== null}
+            onPlace={(items) => change((d) => placeCards(d, items))} render={renderCard} />
+        </ThemedArea>
       </div>
     </div>
   );

@@ -13,7 +13,7 @@ import { resultColumns, type Result } from "./types";
 
 const ROW_HEIGHT = 32;
 
-function cellText(value: unknown): string {
+export function cellText(value: unknown): string {
   if (value === null || value === undefined) return "∅";
   if (typeof value === "number") return formatNumber(value, { maximumFractionDigits: 6 });
   if (typeof value === "object") return JSON.stringify(value);

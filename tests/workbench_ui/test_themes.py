@@ -1,0 +1,74 @@
+"""Themes in Chromium: the editor with its live preview and logo upload in three languages (axe),
+and a folder's theme dressing a dashboard two folders down in the viewer, until the dashboard
+names its own."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.workbench_api.test_themes import png
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.test_dashboards import _demo_question, card, expect_chart
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+WORDS = {
+    "en": {"nav": "Themes", "new": "New theme name", "create": "Create theme", "accent": "Accent",
+           "save": "Save", "saved": "Theme saved.", "upload": "Upload a logo"},
+    "fr": {"nav": "Thèmes", "new": "Nom du nouveau thème", "create": "Créer le thème", "accent": "Accent",
+           "save": "Enregistrer", "saved": "Thème enregistré.", "upload": "Téléverser un logo"},
+    "es": {"nav": "Temas", "new": "Nombre del nuevo tema", "create": "Crear tema", "accent": "Acento",
+           "save": "Guardar", "saved": "Tema guardado.", "upload": "Subir un logotipo"},
+}
+HOSTILE_NAME = '<img src=x onerror="window.pwned=1"> Brand'
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_theme_editor_previews_live_and_passes_axe_in_each_language(page, stack, language, tmp_path):
+    words = WORDS[language]
+    email = f"themes-{language}@example.org"
+    stack.create_user(email, locale=language, is_admin=True)
+    sign_in(page, email)
+    page.get_by_role("navigation").get_by_role("link", name=words["nav"], exact=True).click()
+    expect(page.get_by_role("heading", name=words["nav"], exact=True)).to_be_visible()
+    page.get_by_label(words["new"]).fill(f"{HOSTILE_NAME} {language}")
+    page.get_by_role("button", name=words["create"]).click()
+    preview = page.get_by_test_id("theme-preview")
+    # A hostile name is shown as text in the preview, and nothing ran.
+    expect(preview.get_by_role("heading")).to_have_text(f"{HOSTILE_NAME} {language}")
+    assert page.evaluate("window.pwned") is None
+    # The preview follows the editor before anything is saved.
+    page.get_by_label(words["accent"], exact=True).fill("#8a1c1c")
+    expect(preview.get_by_role("heading")).to_have_css("color", "rgb(138, 28, 28)")
+    logo = tmp_path / "logo.png"
+    logo.write_bytes(png(8, 8))
+    page.get_by_label(words["upload"]).set_input_files(str(logo))
+    expect(page.get_by_role("img", name=f"{HOSTILE_NAME} {language}")).to_be_visible()
+    page.get_by_role("button", name=words["save"], exact=True).click()
+    expect(page.get_by_text(words["saved"])).to_be_visible()
+    saved = next(theme for theme in stack.ok("GET", "/themes")["themes"] if theme["name"].endswith(f" {language}"))
+    assert saved["settings"]["colors"]["primary"] == "#8a1c1c" and saved["has_logo"] is True
+    check_accessibility(page, f"theme editor ({language})")
+
+
+def test_a_folder_theme_dresses_a_dashboard_two_folders_down_until_it_has_its_own(page, stack):
+    warm = stack.ok("POST", "/themes", json={"name": "Warm", "settings": {
+        "colors": {"surface": "#fff8e1"}, "card": {"radius": 16}}})
+    cool = stack.ok("POST", "/themes", json={"name": "Cool", "settings": {"colors": {"surface": "#e8f4fd"}}})
+    top = stack.ok("POST", "/folders", json={"name": "Brand top"})
+    middle = stack.ok("POST", "/folders", json={"name": "Brand middle", "parent_id": top["folder_id"]})
+    bottom = stack.ok("POST", "/folders", json={"name": "Brand bottom", "parent_id": middle["folder_id"]})
+    stack.ok("PUT", f"/folders/{top['folder_id']}/theme", json={"theme_id": warm["theme_id"]})
+    dashboard = stack.ok("POST", "/dashboards", json={
+        "name": "Dressed", "folder_id": bottom["folder_id"],
+        "cards": [{"question_id": _demo_question(stack, "Visits by channel"), "width": 6}]})
+    sign_in(page, path=f"/dashboards/{dashboard['dashboard_id']}")
+    expect_chart(page, "Visits by channel")
+    expect(card(page, "Visits by channel")).to_have_css("background-color", "rgb(255, 248, 225)")
+    expect(card(page, "Visits by channel")).to_have_css("border-radius", "16px")
+    check_accessibility(page, "a themed dashboard")
+    # Its own theme wins over the folders'.
+    stack.ok("PUT", f"/dashboards/{dashboard['dashboard_id']}/theme", json={"theme_id": cool["theme_id"]})
+    page.reload()
+    expect_chart(page, "Visits by channel")
+    expect(card(page, "Visits by channel")).to_have_css("background-color", "rgb(232, 244, 253)")

@@ -1,0 +1,12 @@
+// The theme that applies to a dashboard, resolved by the server along the folder chain.
+import { useQuery } from "@tanstack/react-query";
+import { api, data } from "../../api/client";
+
+export const dashboardThemeKey = (dashboardId: number) => ["dashboard-theme", dashboardId] as const;
+
+export function useDashboardTheme(dashboardId: number) {
+  return useQuery({
+    queryKey: dashboardThemeKey(dashboardId),
+    queryFn: () => data(api.GET("/dashboards/{dashboard_id}/theme", { params: { path: { dashboard_id: dashboardId } } })),
+  });
+}

@@ -1,0 +1,1 @@
+"""Dashboard PDFs printed by Chromium's print engine from the same page a person sees."""
