@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.sharing import openapi_paths as sharing_openapi
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -228,7 +229,8 @@ _RESULT_SCHEMAS: dict[str, Any] = {
     "Settings": _object({
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
         "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
-            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}})}),
+            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}}),
+        **sharing_openapi.SETTINGS_FIELDS}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
@@ -340,7 +342,7 @@ def _paths() -> dict[str, Any]:
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
         "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
                       "patch": op("Update the settings", "settings", result=_ref("Settings"), body=_body(
-                          {"default_locale": {"enum": ["en", "fr", "es"]}}))},
+                          {"default_locale": {"enum": ["en", "fr", "es"]}, **sharing_openapi.SETTINGS_FIELDS}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201,
@@ -467,6 +469,7 @@ def _paths() -> dict[str, Any]:
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
         **assistant_openapi.paths(op, _also, _body),
+        **sharing_openapi.paths(op, _also, _body),
     }
 
 
@@ -504,6 +507,7 @@ def document() -> dict[str, Any]:
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
+                **sharing_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},
