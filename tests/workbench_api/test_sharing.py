@@ -153,7 +153,8 @@ def test_the_token_s_attributes_choose_the_rows_of_the_group_s_rules(app, embedd
     assert ok(_embed_run(app, us, card_id))["rows"] == [["US", 2]]
     assert ok(_embed_run(app, us, card_id, {"filters": {"Since": 4}}))["rows"] == [["US", 1]]
     # A missing attribute closes access rather than opening it.
-    assert ok(_embed_run(app, _token(record["kid"], secret, dashboard["dashboard_id"], {}), card_id))["rows"] == []
+    closed = _embed_run(app, _token(record["kid"], secret, dashboard["dashboard_id"], {}), card_id)
+    assert closed.status_code == 404 and "rows" not in closed.get_json()
     shown = ok(app.test_client().get("/api/v1/embed/dashboard", headers={"X-Embed-Token": eu}))
     assert shown["dashboard_id"] == dashboard["dashboard_id"] and shown["share"] == {
         "kind": "embed", "allowed_origins": [HOST]}
