@@ -92,7 +92,9 @@ def verify(conn: psycopg.Connection, settings: Settings, token: str | None) -> E
     try:
         claims = jwt.decode(token, secret, algorithms=[ALGORITHM], options={"require": ["exp"]})
     except jwt.ExpiredSignatureError:
-        raise WorkbenchError(401, EXPIRED, "The embed token has expired: the host page must hand in a new one.") from None
+        # The signature matched: the host origins may hear so, to send the renewal message.
+        raise WorkbenchError(401, EXPIRED, "The embed token has expired: the host page must hand in a new one.",
+                             {"allowed_origins": list(record["allowed_origins"])}) from None
     except jwt.MissingRequiredClaimError:
         raise WorkbenchError(401, INVALID, "The embed token needs an expiry (exp).") from None
     except jwt.InvalidSignatureError:

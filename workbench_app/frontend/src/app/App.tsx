@@ -26,6 +26,9 @@ const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
 const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
 const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"));
 const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
+const PublicDashboardPage = lazy(() => import("../features/sharing/PublicDashboardPage"));
+const EmbedPage = lazy(() => import("../features/sharing/EmbedPage"));
+const EmbeddingSecretsPage = lazy(() => import("../features/sharing/EmbeddingSecretsPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -51,6 +54,8 @@ export function App() {
             <Route path="/sign-in" element={<SignInPage />} />
             <Route path="/setup" element={<SetupPage />} />
             <Route path="/set-password" element={<SetPasswordPage />} />
+            <Route path="/public/:linkToken" element={<PublicDashboardPage />} />
+            <Route path="/embed" element={<EmbedPage />} />
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
               <Route index element={<BrowsePage />} />
               <Route path="browse/:folderId" element={<BrowsePage />} />
@@ -65,6 +70,7 @@ export function App() {
               <Route path="admin/groups" element={<AdminGroupsPage />} />
               <Route path="tokens" element={<TokensPage />} />
               <Route path="admin/settings" element={<AdminSettingsPage />} />
+              <Route path="admin/embedding" element={<EmbeddingSecretsPage />} />
               <Route path="assistant" element={<AssistantPage />} />
               <Route path="assistant/:conversationId" element={<AssistantPage />} />
               <Route path="settings/assistant" element={<AssistantSettingsPage />} />

@@ -7,6 +7,7 @@ import { LANGUAGE_NAMES, LANGUAGES, type Language } from "../../i18n/catalogues"
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
+import { SharingSettings } from "../sharing/SharingSettings";
 import styles from "./Admin.module.css";
 
 const SETTINGS_KEY = ["admin", "settings"] as const;
@@ -41,6 +42,7 @@ export default function SettingsPage() {
               <li>{t("admin.settings.oidc")}: {t("admin.settings.oidcUnavailable")}</li>
             </ul>
           </section>
+          <SharingSettings settings={current} queryKey={SETTINGS_KEY} />
         </>
       )}
     </div>

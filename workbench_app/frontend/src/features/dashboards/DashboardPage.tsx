@@ -20,6 +20,7 @@ import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
 import { cardRunKey, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
+import { ShareDashboard } from "../sharing/ShareDashboard";
 import styles from "./DashboardPage.module.css";
 
 export const dashboardKey = (id: number) => ["dashboard", id] as const;
@@ -133,6 +134,7 @@ export default function DashboardPage() {
               options={REFRESH_MINUTES.map((m) => ({ value: String(m), label: m ? t("dashboards.everyMinutes", { count: m }) : t("dashboards.refreshOff") }))}
               onChange={(value) => setParam("refresh", value)} />
             <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
+            <ShareDashboard dashboardId={dashboardId} filters={saved.filters} />
             <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
           </>
         )}
