@@ -29,7 +29,7 @@ def shared(stack) -> dict:
     question = stack.ok("POST", "/questions", json={
         "name": QUESTION, "folder_id": folder["folder_id"], "variables": {"minimum": "number"},
         "sql": "SELECT channel, count(*) AS visits FROM visits GROUP BY 1 "
-               "HAVING count(*) >= coalesce({{minimum}}, 0) ORDER BY 1",
+               "[[HAVING count(*) >= {{minimum}}]] ORDER BY 1",
         "visualization": {"kind": "table", "y": []}})
     dashboard = stack.ok("POST", "/dashboards", json={
         "name": DASHBOARD, "folder_id": folder["folder_id"],
