@@ -31,3 +31,23 @@ def test_the_refusal_is_in_the_persons_language(admin):
     ok(admin.patch("/me", {"locale": "es"}))
     refused = admin.post("/sql", {"sql": "SELECT 1 INTO x"})
     assert refused.get_json()["error"]["message"] == "SELECT ... INTO no está permitido en una consulta."
+
+
+@pytest.mark.parametrize("sql, keyword", [
+    ("DELETE FROM page_views", "DELETE"),
+    ("  -- tidy up\n drop table page_views", "DROP"),
+    ("ATTACH 'other.duckdb' AS other", "ATTACH"),
+    ("INSERT INTO page_views SELECT * FROM page_views", "INSERT"),
+    ("SET threads = 1", "SET"),
+])
+def test_a_statement_that_is_not_a_read_names_its_keyword(admin, sql, keyword):
+    refused = admin.post("/sql", {"sql": sql})
+    assert refused.status_code == 400
+    assert refused.get_json()["error"] == {
+        "code": "statement_not_allowed", "details": refused.get_json()["error"]["details"],
+        "message": f"{keyword} is not allowed: only read statements (SELECT) can be run."}
+    ok(admin.patch("/me", {"locale": "fr"}))
+    refused = admin.post("/sql", {"sql": sql})
+    assert refused.get_json()["error"]["message"] == (
+        f"{keyword} n'est pas autorisé : seules les requêtes de lecture (SELECT) peuvent être exécutées.")
+    ok(admin.patch("/me", {"locale": "en"}))

@@ -1,11 +1,9 @@
 """The agent tool server over real HTTP with the MCP SDK's own client, under a token owner's rights."""
 from __future__ import annotations
 
-import json
 import threading
 
 import anyio
-from concurrent.futures import ThreadPoolExecutor
 import httpx2
 import pytest
 from mcp import ClientSession
@@ -13,6 +11,7 @@ from mcp.client.streamable_http import streamable_http_client
 from werkzeug.serving import make_server
 
 from tests.conftest import free_port
+from tests.mcp_client import call_tools, error_text, payload, run_async
 from tests.workbench_api.conftest import Api, ok
 
 TOOLS = {"list_datasources", "search_schema", "describe_table", "list_metrics", "query_metric", "list_questions",
@@ -29,42 +28,6 @@ def server_url(app):
     yield f"http://127.0.0.1:{port}/mcp"
     server.shutdown()
     thread.join(timeout=10)
-
-
-async def _session_calls(url: str, token: str, calls: list[tuple[str, dict]]):
-    """Open an MCP session with the token and make the calls; returns (tool names, results)."""
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
-        async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                tools = {tool.name for tool in (await session.list_tools()).tools}
-                results = []
-                for name, arguments in calls:
-                    results.append(await session.call_tool(name, arguments))
-                return tools, results
-
-
-def run_async(function, *args):
-    """Run an async client in a thread of its own: another suite's session fixture (Playwright's
-    sync API) may keep an event loop running in the main thread."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(anyio.run, function, *args).result()
-
-
-def call_tools(url: str, token: str, calls: list[tuple[str, dict]]):
-    return run_async(_session_calls, url, token, calls)
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content
-    if result.structured_content is not None:
-        return result.structured_content
-    return json.loads(result.content[0].text)
-
-
-def error_text(result) -> str:
-    assert result.is_error
-    return result.content[0].text
 
 
 def test_tools_are_listed_and_answer_as_the_admin(server_url, admin):

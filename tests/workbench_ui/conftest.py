@@ -127,3 +127,12 @@ def check_accessibility(page, what: str) -> None:
             .map(v => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')})`);
     }""")
     assert found == [], f"accessibility violations on {what}: {found}"
+
+
+def pytest_collection_modifyitems(items):
+    """The first test to ask for the stack pays for `analytics demo` and `analytics up` in its own
+    time; on a loaded machine that alone can pass the suite's five minutes, so the tests of this
+    package get fifteen (a hang still ends)."""
+    for item in items:
+        if "stack" in getattr(item, "fixturenames", ()) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(900))

@@ -1,19 +1,22 @@
 """The Groups and data rules screen: a rule written in the screen, its row filter checked as it is
 typed (unknown column named, quoted placeholder warned about), applying at once to the person's
-next statement; "view as" shows their rows and the deciding rule; in three languages with axe."""
+next statement in the API, the SQL editor and the agent tool server; "view as" shows their rows and
+the deciding rule; in three languages with axe."""
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.mcp_client import call_tools, error_text, payload
 from tests.workbench_ui.conftest import LANGUAGES, PASSWORD, check_accessibility, sign_in
+from tests.workbench_ui.test_screens import expect_rows, open_sql_editor, run, write_sql
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 TITLE = {"en": "Groups and data rules", "fr": "Groupes et règles de données", "es": "Grupos y reglas de datos"}
 
 
-def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page, stack):
+def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page, browser, stack):
     channels = [row[0] for row in stack.ok("POST", "/sql", json={
         "sql": "select distinct channel from visits where channel <> 'Organic Search' order by 1"})["rows"]]
     channel = channels[0]
@@ -21,6 +24,11 @@ def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page,
     stack.ok("PUT", f"/users/{person}/attributes", json={"attributes": {"channel": channel}})
     token = stack.ok("POST", "/auth/token", json={"email": "ruled@example.org", "password": PASSWORD})["secret"]
     assert stack.api("POST", "/sql", token=token, json={"sql": "select count(*) from visits"}).status_code == 404
+    # The person's own browser (cookies of its own), with the SQL editor open before the rule exists.
+    theirs = browser.new_context(base_url=stack.base_url, locale="en-US")
+    editor = theirs.new_page()
+    sign_in(editor, "ruled@example.org")
+    open_sql_editor(editor)
 
     sign_in(page)
     page.get_by_role("link", name="Groups and rules").click()
@@ -50,6 +58,17 @@ def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page,
     answer = stack.ok("POST", "/sql", token=token, json={"sql": "select distinct channel from visits"})
     assert answer["rows"] == [[channel]]
     assert stack.api("POST", "/sql", token=token, json={"sql": "select visitor_key from visits"}).status_code == 400
+    # ... in the SQL editor of the person's own session, opened before the rule existed ...
+    write_sql(editor, "select distinct channel from visits")
+    run(editor)
+    expect_rows(editor, 1)
+    expect(editor.get_by_role("cell", name=channel, exact=True)).to_be_visible()
+    # ... and through the agent tool server with the person's token.
+    _, (seen, hidden) = call_tools(f"{stack.base_url}/mcp", token, [
+        ("run_sql", {"sql": "select distinct channel from visits"}),
+        ("run_sql", {"sql": "select visitor_key from visits"})])
+    assert payload(seen)["rows"] == [[channel]]
+    assert "visitor_key" in error_text(hidden)
 
     page.get_by_label("Person", exact=True).select_option(label="ruled@example.org")
     page.get_by_label("Sample statement").fill("select channel, count(*) as n from visits group by 1")
@@ -63,6 +82,9 @@ def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page,
     page.get_by_role("button", name="Remove the rule on warehouse.analytics.visits").click()
     expect(page.get_by_role("row", name="warehouse.analytics.visits")).to_have_count(0)
     assert stack.api("POST", "/sql", token=token, json={"sql": "select count(*) from visits"}).status_code == 404
+    _, (gone,) = call_tools(f"{stack.base_url}/mcp", token, [("run_sql", {"sql": "select count(*) from visits"})])
+    assert "visits" in error_text(gone)
+    theirs.close()
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -48,13 +48,22 @@ def first_keyword(sql: str) -> str:
     return match.group(0).upper() if match else ""
 
 
+def not_a_read_statement(sql: str) -> EngineError:
+    """The refusal of a statement that is not a read query, naming its keyword as written
+    (`DELETE`, `ATTACH`...) when it starts with one we know."""
+    keyword = first_keyword(sql)
+    if keyword in _NOT_READ_KEYWORDS:
+        return EngineError(STATEMENT_NOT_ALLOWED, f"{keyword} is not allowed: only read statements (SELECT) can be run.")
+    return EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.")
+
+
 def parse_single_statement(sql: str) -> exp.Expression:
     """Parse exactly one statement; several statements (``a; b``) are refused."""
     try:
         trees = parse_statements(sql)
     except EngineError as error:
         if error.code == SYNTAX_ERROR and first_keyword(sql) in _NOT_READ_KEYWORDS:
-            raise EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.") from None
+            raise not_a_read_statement(sql) from None
         raise
     if not trees:
         raise EngineError(SYNTAX_ERROR, "The query is empty.")

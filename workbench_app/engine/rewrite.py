@@ -186,7 +186,7 @@ def _rewrite(
 ) -> RewrittenStatement:
     started = time.perf_counter()
     tree = parse_single_statement(sql)
-    check_statement(tree, allowed_parameters=parameters)
+    check_statement(tree, allowed_parameters=parameters, sql=sql)
     state = _RewriteState(user=user, schema=schema, options=options)
 
     ctes: list[exp.CTE] = []

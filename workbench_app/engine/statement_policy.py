@@ -18,6 +18,7 @@ from typing import Iterable
 
 from sqlglot import exp
 
+from workbench_app.engine.dialect import not_a_read_statement
 from workbench_app.engine.errors import (
     FUNCTION_NOT_ALLOWED,
     STATEMENT_NOT_ALLOWED,
@@ -54,10 +55,10 @@ _TABLE_ARGS = frozenset({"this", "db", "catalog", "alias", "pivots", "sample", "
 _TABLE_FUNCTION_CLASSES: tuple[type[exp.Expression], ...] = (exp.GenerateSeries, exp.Unnest, exp.Explode)
 
 
-def check_statement(tree: exp.Expression, allowed_parameters: Iterable[str] = ()) -> None:
-    """Raise :class:`EngineError` unless ``tree`` is a single read query we can check."""
+def check_statement(tree: exp.Expression, allowed_parameters: Iterable[str] = (), sql: str = "") -> None:
+    """Raise :class:`EngineError` unless ``tree`` (parsed from ``sql``) is a single read query we can check."""
     if not isinstance(tree, READ_ROOTS):
-        raise EngineError(STATEMENT_NOT_ALLOWED, "Only read statements (SELECT) are allowed.")
+        raise not_a_read_statement(sql)
     parameters = set(allowed_parameters)
     for node in tree.walk():
         _check_node(node, parameters)
