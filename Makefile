@@ -103,11 +103,18 @@ $(FAKESNOW_VENV)/.stamp: tests/workbench_sources/fakesnow-requirements.txt
 	$(FAKESNOW_VENV)/bin/pip install --quiet -r tests/workbench_sources/fakesnow-requirements.txt
 	touch $@
 
-test-servers: $(COUCH_SERVER)/node_modules/.stamp-ci $(FAKESNOW_VENV)/.stamp
+# The OpenID provider of the single sign-on tests (panva's oidc-provider, pinned by its package-lock.json).
+OIDC_PROVIDER := tests/oidc_provider
+
+$(OIDC_PROVIDER)/node_modules/.stamp-ci: $(OIDC_PROVIDER)/package-lock.json | $(VENV)/.stamp-install
+	cd $(OIDC_PROVIDER) && $(WITH_NODE) npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-servers: $(COUCH_SERVER)/node_modules/.stamp-ci $(FAKESNOW_VENV)/.stamp $(OIDC_PROVIDER)/node_modules/.stamp-ci
 
 bench: install-dev test-servers
 	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(FAKESNOW_VENV) dbt_project/target dbt_project/logs $(FRONTEND)/node_modules $(FRONTEND)/dist \
-		$(COUCH_SERVER)/node_modules $(TRACKER)/node_modules $(TRACKER)/dist
+		$(COUCH_SERVER)/node_modules $(OIDC_PROVIDER)/node_modules $(TRACKER)/node_modules $(TRACKER)/dist

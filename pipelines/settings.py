@@ -129,6 +129,13 @@ class Settings:
     assistant_requests_per_hour: int = 30
     assistant_tokens_per_hour: int = 200_000
     assistant_timeout_seconds: int = 60
+    # Single sign-on with OpenID Connect: off unless an issuer and a client id are set, here or by an
+    # administrator (whose settings take precedence). The claims mapping is set in the Settings screen.
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = field(default=None, repr=False)
+    oidc_scopes: str = "openid email profile"
+    oidc_display_name: str = "OpenID Connect"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -169,6 +176,11 @@ class Settings:
             assistant_requests_per_hour=_whole(env, "ANALYTICS_ASSISTANT_REQUESTS_PER_HOUR", 30),
             assistant_tokens_per_hour=_whole(env, "ANALYTICS_ASSISTANT_TOKENS_PER_HOUR", 200_000),
             assistant_timeout_seconds=_positive_int(env, "ANALYTICS_ASSISTANT_TIMEOUT_SECONDS", 60),
+            oidc_issuer=(env.get("ANALYTICS_OIDC_ISSUER") or "").rstrip("/") or None,
+            oidc_client_id=env.get("ANALYTICS_OIDC_CLIENT_ID") or None,
+            oidc_client_secret=env.get("ANALYTICS_OIDC_CLIENT_SECRET") or None,
+            oidc_scopes=env.get("ANALYTICS_OIDC_SCOPES") or "openid email profile",
+            oidc_display_name=env.get("ANALYTICS_OIDC_PROVIDER_NAME") or "OpenID Connect",
         )
 
     @property

@@ -143,6 +143,7 @@ EXCEPTED_PER_OPERATION = {
 }
 
 
+@pytest.mark.timeout(900)  # every phase, stateful included: minutes, more on a loaded machine
 def test_every_phase_and_every_check_on_throwaway_data(app, auth, existing_records):
     report = fuzz_every_phase(app, "/api/v1/openapi.json", headers=auth, excepted_checks=EXCEPTED_CHECKS,
                               examples=FUZZ_EXAMPLES, stateful_steps=20,

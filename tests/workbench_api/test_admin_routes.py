@@ -47,7 +47,8 @@ def test_the_administration_routes_are_found(app):
     found = set(admin_routes(app))
     # A sample of each area: if the discovery breaks, this says so instead of testing nothing.
     assert {("GET", "/api/v1/users"), ("POST", "/api/v1/sources/test"), ("POST", "/api/v1/users/1/password-link"),
-            ("PUT", "/api/v1/groups/1/catalogs"), ("GET", "/api/v1/audit")} <= found
+            ("PUT", "/api/v1/groups/1/catalogs"), ("GET", "/api/v1/audit"),
+            ("GET", "/api/v1/settings/sso"), ("PATCH", "/api/v1/settings/sso")} <= found
     assert len(found) >= 25
 
 

@@ -88,3 +88,10 @@ def test_the_document_lists_the_414_and_the_422_of_a_body(admin):
 @pytest.mark.parametrize("query", ["/audit?limit=1&limit=2", "/audit?action=a&action=b", "/history?origin=api&origin=ui"])
 def test_a_repeated_query_parameter_is_refused(admin, query):
     assert _error(admin.get(query), 400)["code"] == "invalid_input"
+
+
+def test_a_refusal_quoting_a_nul_from_the_request_keeps_to_the_error_schema(admin):
+    refused = admin.post("/sources", {"name": "quoted", "kind": "sqlite", "options": {"pa\u0000th": "/x.db"}})
+    assert refused.status_code == 400
+    message = refused.get_json()["error"]["message"]
+    assert "\x00" not in message and "pa\ufffdth" in message

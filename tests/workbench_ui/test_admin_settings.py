@@ -19,7 +19,7 @@ def test_the_language_of_new_accounts_is_set_in_the_screen(page, stack):
     try:
         created = stack.ok("POST", "/users", json={"email": "defaulted@example.org"})
         assert created["locale"] == "fr"
-        expect(page.get_by_text("Single sign-on (OpenID Connect): not available in this version")).to_be_visible()
+        expect(page.get_by_text("Single sign-on (OpenID Connect): off")).to_be_visible()
     finally:
         stack.ok("PATCH", "/settings", json={"default_locale": "en"})
 

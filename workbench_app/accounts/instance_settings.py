@@ -30,7 +30,7 @@ def sharing(conn: psycopg.Connection) -> dict[str, Any]:
 
 def read(conn: psycopg.Connection) -> dict[str, Any]:
     return {"default_locale": default_locale(conn),
-            # Single sign-on (OpenID Connect) is not built yet: password sign-in is the only method.
+            # The API fills these from single sign-on's configuration (api/settings_routes.py).
             "sign_in_methods": {"password": True, "oidc": False},
             **sharing(conn)}
 

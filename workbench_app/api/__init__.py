@@ -15,6 +15,7 @@ from workbench_app.api import (
     session_routes,
     settings_routes,
     setup_routes,
+    single_sign_on_routes,
     sources_routes,
 )
 from workbench_app.api.authentication import authenticate_request, services
@@ -31,7 +32,8 @@ def register_api(app: Flask) -> None:
     api.before_request(lambda: services().running_statements.start())
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
-                   dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes, sharing_routes):
+                   dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
+                   single_sign_on_routes, sharing_routes):
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)

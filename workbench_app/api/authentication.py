@@ -19,12 +19,14 @@ from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.input_checks import body_object, single_query_value
 from workbench_app.services import WorkbenchServices
+from workbench_app.single_sign_on.password_policy import refuse_password_unless_allowed
 
 # Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup,
 # the one-time password links (their token is the credential).
 PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session",
                     "api_v1.setup.read_setup", "api_v1.setup.complete_setup",
-                    "api_v1.password_links.check_password_link", "api_v1.password_links.use_password_link"}
+                    "api_v1.password_links.check_password_link", "api_v1.password_links.use_password_link",
+                    "api_v1.sso.read_sign_on", "api_v1.sso.start_sign_on", "api_v1.sso.finish_sign_on"}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 MAX_BODY_BYTES = 1_000_000
 
@@ -127,6 +129,7 @@ def password_sign_in(email: str, password: str) -> Identity:
     wait = workbench.sign_in_throttle.retry_after(email, address)
     if wait > 0:
         raise too_many_attempts(wait)
+    refuse_password_unless_allowed(workbench, email)
     with workbench.transaction() as conn:
         who = users.sign_in(conn, email, password)
     if who is None:  # the failed attempt is committed to the audit log above

@@ -23,7 +23,10 @@ _HTTP_MESSAGES = {400: "The request is not valid.", 404: "Not found.", 405: "Thi
 
 
 def error_response(error: WorkbenchError):
-    response = jsonify({"error": {**error.as_dict(), "message": translate(error.message)}})
+    # A refusal may quote the request (an unknown option's name); a NUL it held is shown as U+FFFD,
+    # since the documented messages never contain one and clients may not expect it.
+    message = translate(error.message).replace("\x00", "\ufffd")
+    response = jsonify({"error": {**error.as_dict(), "message": message}})
     response.status_code = error.status
     if error.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="workbench"'

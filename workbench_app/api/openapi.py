@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
 
 blueprint = Blueprint("openapi", __name__)
@@ -228,8 +229,9 @@ _RESULT_SCHEMAS: dict[str, Any] = {
             "masked_columns": {"type": "object", "additionalProperties": _STR}})}})}}),
     "Settings": _object({
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
-        "sign_in_methods": _object({"password": {"type": "boolean"}, "oidc": {
-            "type": "boolean", "description": "Single sign-on (OpenID Connect): not available in this version."}}),
+        "sign_in_methods": _object({"password": {
+            "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
+            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}}),
         **sharing_openapi.SETTINGS_FIELDS}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
@@ -469,6 +471,7 @@ def _paths() -> dict[str, Any]:
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
         **assistant_openapi.paths(op, _also, _body),
+        **sso_openapi.paths(op, _also, _body),
         **sharing_openapi.paths(op, _also, _body),
     }
 
@@ -507,6 +510,7 @@ def document() -> dict[str, Any]:
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
                 **assistant_openapi.SCHEMAS,
+                **sso_openapi.SCHEMAS,
                 **sharing_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},

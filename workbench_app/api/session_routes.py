@@ -27,17 +27,27 @@ def require_json() -> None:
         raise WorkbenchError(415, "unsupported_media_type", "Send the sign-in as application/json.")
 
 
-def open_browser_session(user_id: int):
-    """A new session for `user_id` (closing the request's old one): the 201 answer with its cookie."""
+def open_session_for(user_id: int):
+    """A new session for `user_id`, closing the request's old one (rotation): (cookie secret, session)."""
     workbench = services()
     with workbench.transaction() as conn:
         workbench.session_store.close(conn, request.cookies.get(web_sessions.COOKIE))
-        secret, session = workbench.session_store.open(conn, user_id)
+        return workbench.session_store.open(conn, user_id)
+
+
+def set_session_cookie(response, secret: str) -> None:
+    response.set_cookie(web_sessions.COOKIE, secret, max_age=int(services().settings.session_max_seconds),
+                        path="/", secure=request.is_secure, httponly=True, samesite="Lax")
+
+
+def open_browser_session(user_id: int):
+    """A new session for `user_id` (closing the request's old one): the 201 answer with its cookie."""
+    secret, session = open_session_for(user_id)
+    with services().transaction() as conn:
         user = users.get_user(conn, user_id)
     response = _session_answer(user, session.csrf_token)
     response.status_code = 201
-    response.set_cookie(web_sessions.COOKIE, secret, max_age=int(workbench.settings.session_max_seconds),
-                        path="/", secure=request.is_secure, httponly=True, samesite="Lax")
+    set_session_cookie(response, secret)
     return response
 
 

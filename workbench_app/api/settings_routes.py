@@ -6,6 +6,12 @@ from flask import Blueprint, jsonify
 from workbench_app import input_checks as check
 from workbench_app.accounts import instance_settings
 from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.single_sign_on import configuration as single_sign_on
+
+
+def _with_sign_in_methods(conn, answer: dict) -> dict:
+    sso = single_sign_on.effective(conn, services().settings)
+    return {**answer, "sign_in_methods": {"password": sso.password_sign_in, "oidc": sso.enabled}}
 
 blueprint = Blueprint("settings", __name__)
 
@@ -14,7 +20,7 @@ blueprint = Blueprint("settings", __name__)
 def read_settings():
     require_admin()
     with services().transaction() as conn:
-        return jsonify(instance_settings.read(conn))
+        return jsonify(_with_sign_in_methods(conn, instance_settings.read(conn)))
 
 
 @blueprint.patch("/settings")
@@ -26,4 +32,4 @@ def update_settings():
                **{name: check.integer(body, name, minimum=low, maximum=high)
                   for name, (low, high) in instance_settings.SHARING_LIMITS.items()}}
     with services().transaction() as conn:
-        return jsonify(instance_settings.update(conn, actor, locale, sharing))
+        return jsonify(_with_sign_in_methods(conn, instance_settings.update(conn, actor, locale, sharing)))

@@ -1,5 +1,5 @@
 // Settings of the whole workbench (administrators): the language of new accounts, and the
-// sign-in methods there are.
+// sign-in methods there are, with single sign-on's configuration.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
@@ -9,6 +9,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { SharingSettings } from "../sharing/SharingSettings";
 import styles from "./Admin.module.css";
+import { SingleSignOnSettings } from "./SingleSignOnSettings";
 
 const SETTINGS_KEY = ["admin", "settings"] as const;
 
@@ -39,9 +40,10 @@ export default function SettingsPage() {
             <h2 id="settings-sign-in">{t("admin.settings.signIn")}</h2>
             <ul>
               <li>{t("admin.settings.password")}: {current.sign_in_methods.password ? t("admin.settings.on") : t("admin.settings.off")}</li>
-              <li>{t("admin.settings.oidc")}: {t("admin.settings.oidcUnavailable")}</li>
+              <li>{t("admin.settings.oidc")}: {current.sign_in_methods.oidc ? t("admin.settings.on") : t("admin.settings.off")}</li>
             </ul>
           </section>
+          <SingleSignOnSettings />
           <SharingSettings settings={current} queryKey={SETTINGS_KEY} />
         </>
       )}

@@ -10,6 +10,7 @@ import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
 import styles from "./SignInPage.module.css";
+import { SingleSignOnButton, SingleSignOnError } from "./SingleSignOnButton";
 
 /** Only same-site paths are followed after sign-in (never another origin). */
 export function safeNext(next: string | null): string {
@@ -49,7 +50,9 @@ export function SignInPage() {
       <form className={styles.card} onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">{t("signIn.title")}</h1>
         <p className={styles.lead}>{t("signIn.lead")}</p>
-        {params.get("next") && !error && <p role="status">{t("signIn.expired")}</p>}
+        {params.get("next") && !error && !params.get("sso_error") && <p role="status">{t("signIn.expired")}</p>}
+        <SingleSignOnError code={params.get("sso_error")} />
+        <SingleSignOnButton next={safeNext(params.get("next"))} />
         <TextField label={t("signIn.email")} type="email" autoComplete="username" value={email}
           onChange={setEmail} required autoFocus />
         <TextField label={t("signIn.password")} type="password" autoComplete="current-password" value={password}

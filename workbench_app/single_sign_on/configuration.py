@@ -1,0 +1,166 @@
+"""Single sign-on's configuration: what an administrator set (API), else the environment (Settings).
+
+The client secret is sealed at rest with AES-256-GCM (the sealing of source passwords, with a key
+derived for this use only) and never leaves the server: reading the configuration says whether a
+secret is set, nothing more. Single sign-on is on once an issuer and a client id are known.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from pipelines.key_derivation import derive_key
+from pipelines.sealing import UnsealError, seal, unseal
+from pipelines.settings import Settings
+from workbench_app import input_checks as check
+from workbench_app.accounts.identity import Identity
+from workbench_app.errors import invalid
+from workbench_app.records import audit_log
+
+_PURPOSE = "workbench-sso-client-secret"
+_BOUND_TO = "sso-provider:1"
+_CLAIM = re.compile(r"^[A-Za-z0-9_:.\-/]{1,200}$")
+_ATTRIBUTE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+_CONNECTION_FIELDS = ("issuer", "client_id", "scopes", "display_name")
+_CLAIM_FIELDS = ("email_claim", "name_claim", "groups_claim")
+_FLAGS = ("groups_by_name", "create_accounts", "password_sign_in")
+
+
+@dataclass(frozen=True)
+class SingleSignOn:
+    """The effective configuration (administrator's values over the environment's)."""
+
+    issuer: str | None
+    client_id: str | None
+    client_secret: str | None = field(repr=False)
+    scopes: str
+    display_name: str
+    email_claim: str
+    name_claim: str
+    groups_claim: str
+    attribute_claims: dict[str, str]
+    group_mapping: dict[str, str]
+    groups_by_name: bool
+    create_accounts: bool
+    password_sign_in: bool
+    break_glass_email: str | None
+    source: str  # "settings", "environment" or "none": where the issuer came from
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.issuer and self.client_id)
+
+
+def _key(settings: Settings) -> bytes:
+    return derive_key(settings.server_secret(), _PURPOSE)
+
+
+def _stored(conn: psycopg.Connection) -> dict[str, Any]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute("select * from sso_provider where id = 1").fetchone() or {}
+
+
+def effective(conn: psycopg.Connection, settings: Settings) -> SingleSignOn:
+    stored = _stored(conn)
+
+    def pick(name: str):
+        value = stored.get(name)
+        return value if value is not None else getattr(settings, f"oidc_{name}")
+
+    secret = settings.oidc_client_secret
+    if stored.get("client_secret_sealed"):
+        try:
+            secret = unseal(_key(settings), stored["client_secret_sealed"], _BOUND_TO)
+        except UnsealError:
+            secret = None  # the server secret changed: the administrator must enter the secret again
+    source = "settings" if stored.get("issuer") else "environment" if settings.oidc_issuer else "none"
+    return SingleSignOn(
+        issuer=pick("issuer"), client_id=pick("client_id"), client_secret=secret, scopes=pick("scopes"),
+        display_name=pick("display_name"), source=source,
+        **{name: stored.get(name, default) for name, default in (
+            ("email_claim", "email"), ("name_claim", "name"), ("groups_claim", "groups"),
+            ("attribute_claims", {}), ("group_mapping", {}), ("groups_by_name", True),
+            ("create_accounts", True), ("password_sign_in", True), ("break_glass_email", None))})
+
+
+def describe(config: SingleSignOn) -> dict[str, Any]:
+    """The configuration as the API shows it to administrators: never the client secret itself."""
+    return {"enabled": config.enabled, "source": config.source, "issuer": config.issuer,
+            "client_id": config.client_id, "client_secret_set": bool(config.client_secret),
+            "scopes": config.scopes, "display_name": config.display_name,
+            "email_claim": config.email_claim, "name_claim": config.name_claim,
+            "groups_claim": config.groups_claim, "attribute_claims": config.attribute_claims,
+            "group_mapping": config.group_mapping, "groups_by_name": config.groups_by_name,
+            "create_accounts": config.create_accounts, "password_sign_in": config.password_sign_in,
+            "break_glass_email": config.break_glass_email}
+
+
+def _issuer(body: dict) -> str | None:
+    value = check.text(body, "issuer", max_length=2000, nullable=True)
+    if value and not re.match(r"^https?://[^\s/?#]+[^\s?#]*$", value):
+        raise invalid("issuer must be an http:// or https:// address without query or fragment.", field="issuer")
+    return value.rstrip("/") if value else None
+
+
+def _claim_map(body: dict, name: str, value_pattern: re.Pattern) -> dict[str, str]:
+    value = check.mapping(body, name)
+    if len(value) > 100 or not all(isinstance(claim, str) and _CLAIM.match(claim) and isinstance(target, str)
+                                   and value_pattern.match(target) for claim, target in value.items()):
+        raise invalid(f"{name} must map up to 100 claim names to names.", field=name)
+    return value
+
+
+def update(conn: psycopg.Connection, settings: Settings, who: Identity, body: dict) -> SingleSignOn:
+    """Apply an administrator's change: a field given replaces the stored one; null clears it (the
+    environment's value applies again); `client_secret` "" or null clears the secret."""
+    changes: dict[str, Any] = {}
+    if "issuer" in body:
+        changes["issuer"] = _issuer(body)
+    for name in ("client_id", "scopes", "display_name"):
+        if name in body:
+            changes[name] = check.text(body, name, max_length=500, nullable=True) or None
+    for name in _CLAIM_FIELDS:
+        if name in body:
+            value = check.text(body, name, required=True, max_length=200)
+            if not _CLAIM.match(value):
+                raise invalid(f"{name} must be a claim name.", field=name)
+            changes[name] = value
+    if "attribute_claims" in body:
+        changes["attribute_claims"] = Jsonb(_claim_map(body, "attribute_claims", _ATTRIBUTE))
+    if "group_mapping" in body:
+        changes["group_mapping"] = Jsonb(_claim_map(body, "group_mapping", re.compile(r"^[^\x00]{1,200}$")))
+    for name in _FLAGS:
+        if name in body:
+            changes[name] = check.boolean(body, name)
+    if "break_glass_email" in body:
+        changes["break_glass_email"] = check.text(body, "break_glass_email", max_length=400, nullable=True) or None
+    if "client_secret" in body:
+        secret = check.text(body, "client_secret", max_length=2000, nullable=True)
+        changes["client_secret_sealed"] = seal(_key(settings), secret, _BOUND_TO) if secret else None
+    stored = {**_stored(conn), **changes}
+    if stored.get("password_sign_in") is False and not stored.get("break_glass_email"):
+        # Without single sign-on working, nobody could sign in at all: one administrator keeps a password.
+        raise invalid("Name a break-glass administrator before turning password sign-in off.",
+                      field="break_glass_email")
+    if changes:
+        conn.execute(f"update sso_provider set {', '.join(f'{name} = %s' for name in changes)}, updated_at = now() "
+                     "where id = 1", tuple(changes.values()))
+        audit_log.record(conn, who.user_id, who.actor, "settings.sso_updated", None,
+                         {"fields": sorted(name.replace("_sealed", "") for name in changes)})
+    return effective(conn, settings)
+
+
+def password_sign_in_allowed(conn: psycopg.Connection, email: str) -> bool:
+    """Whether a password may be used by `email`: always, unless an administrator turned password
+    sign-in off, and then only for the break-glass administrator (an administrator's account)."""
+    row = conn.execute("select password_sign_in, break_glass_email from sso_provider where id = 1").fetchone()
+    if row is None or row[0]:
+        return True
+    break_glass = row[1] or ""
+    return email.strip().lower() == break_glass.strip().lower() and conn.execute(
+        "select 1 from users where lower(email) = lower(%s) and is_admin", (email.strip(),)).fetchone() is not None
