@@ -52,8 +52,8 @@ def _table_rule(row: dict[str, Any]) -> TableRule:
 
 def user_context(conn: psycopg.Connection, identity: Identity, catalogs: Iterable[str]) -> UserContext:
     """The engine's view of a person: their groups' rules and their attributes, read now."""
-    attributes = dict(conn.execute("select name, value from user_attributes where user_id = %s",
-                                   (identity.user_id,)).fetchall())
+    attributes = dict(identity.attributes) if identity.attributes is not None else dict(conn.execute(
+        "select name, value from user_attributes where user_id = %s", (identity.user_id,)).fetchall())
     groups: list[GroupPermissions] = []
     if identity.is_admin:
         groups.append(GroupPermissions(ADMINISTRATORS, frozenset(catalogs)))

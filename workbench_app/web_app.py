@@ -64,7 +64,9 @@ def asset(name: str):
 
 def add_security_headers(response: Response) -> Response:
     response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Frame-Options", "DENY")
+    if "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]:
+        # The embed page names the hosts that may frame it; X-Frame-Options cannot, so it is left out there.
+        response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     return response
@@ -73,4 +75,7 @@ def add_security_headers(response: Response) -> Response:
 def register_web_app(app: Flask) -> None:
     app.url_map.converters["app_route"] = AppRoute
     app.register_blueprint(blueprint)
+    from workbench_app.sharing import embed_page  # imports this module: registered here, after it loaded
+
+    app.register_blueprint(embed_page.blueprint)
     app.after_request(add_security_headers)

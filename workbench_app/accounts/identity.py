@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -13,6 +14,9 @@ class Identity:
     is_admin: bool
     token_id: int | None = None
     locale: str = "en"
+    # Set only for a signed embed token: its `user.attributes`, used in place of the stored ones
+    # by the row filters (workbench_app/sharing/embed_tokens.py).
+    attributes: Mapping[str, Any] | None = None
 
     @property
     def actor(self) -> str:

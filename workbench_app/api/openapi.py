@@ -9,6 +9,7 @@ from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
+from workbench_app.sharing import openapi_paths as sharing_openapi
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -236,7 +237,8 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
         "sign_in_methods": _object({"password": {
             "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
-            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}})}),
+            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}}),
+        **sharing_openapi.SETTINGS_FIELDS}),
     "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
                       "last_used_at": {"type": ["string", "null"], "format": "date-time"},
                       "revoked_at": {"type": ["string", "null"], "format": "date-time"},
@@ -348,7 +350,7 @@ def _paths() -> dict[str, Any]:
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
         "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
                       "patch": op("Update the settings", "settings", result=_ref("Settings"), body=_body(
-                          {"default_locale": {"enum": ["en", "fr", "es"]}}))},
+                          {"default_locale": {"enum": ["en", "fr", "es"]}, **sharing_openapi.SETTINGS_FIELDS}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201,
@@ -482,6 +484,7 @@ def _paths() -> dict[str, Any]:
         **themes_openapi.paths(op, _also, _body),
         **printing_openapi.paths(op, _also),
         **sso_openapi.paths(op, _also, _body),
+        **sharing_openapi.paths(op, _also, _body),
     }
 
 
@@ -521,6 +524,7 @@ def document() -> dict[str, Any]:
                 **assistant_openapi.SCHEMAS,
                 **themes_openapi.SCHEMAS,
                 **sso_openapi.SCHEMAS,
+                **sharing_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

@@ -28,5 +28,8 @@ def update_settings():
     actor = require_admin()
     body = json_body()
     locale = check.one_of(body, "default_locale", instance_settings.LOCALES)
+    sharing = {"public_sharing": check.boolean(body, "public_sharing"),
+               **{name: check.integer(body, name, minimum=low, maximum=high)
+                  for name, (low, high) in instance_settings.SHARING_LIMITS.items()}}
     with services().transaction() as conn:
-        return jsonify(_with_sign_in_methods(conn, instance_settings.update(conn, actor, locale)))
+        return jsonify(_with_sign_in_methods(conn, instance_settings.update(conn, actor, locale, sharing)))

@@ -29,6 +29,9 @@ const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"
 const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
 const ThemesPage = lazy(() => import("../features/themes/ThemesPage"));
 const PrintDashboardPage = lazy(() => import("../features/printing/PrintDashboardPage"));
+const PublicDashboardPage = lazy(() => import("../features/sharing/PublicDashboardPage"));
+const EmbedPage = lazy(() => import("../features/sharing/EmbedPage"));
+const EmbeddingSecretsPage = lazy(() => import("../features/sharing/EmbeddingSecretsPage"));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -56,6 +59,8 @@ export function App() {
             <Route path="/set-password" element={<SetPasswordPage />} />
             {/* Opened by the server's own headless browser to print a PDF (no session: a print ticket). */}
             <Route path="/print/dashboards/:dashboardId" element={<PrintDashboardPage />} />
+            <Route path="/public/:linkToken" element={<PublicDashboardPage />} />
+            <Route path="/embed" element={<EmbedPage />} />
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
               <Route index element={<BrowsePage />} />
               <Route path="browse/:folderId" element={<BrowsePage />} />
@@ -71,6 +76,7 @@ export function App() {
               <Route path="tokens" element={<TokensPage />} />
               <Route path="admin/settings" element={<AdminSettingsPage />} />
               <Route path="admin/dashboard-cache" element={<DashboardCachePage />} />
+              <Route path="admin/embedding" element={<EmbeddingSecretsPage />} />
               <Route path="assistant" element={<AssistantPage />} />
               <Route path="assistant/:conversationId" element={<AssistantPage />} />
               <Route path="settings/assistant" element={<AssistantSettingsPage />} />

@@ -29,8 +29,8 @@ export function AppLayout() {
     ...(user.is_admin ? [{ to: "/settings/assistant", label: t("nav.assistantSettings") }] : []),
     ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
       { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") },
-      { to: "/admin/settings", label: t("nav.settings") }, { to: "/themes", label: t("nav.themes") },
-      { to: "/admin/dashboard-cache", label: t("nav.dashboardCache") }] : []),
+      { to: "/admin/settings", label: t("nav.settings") }, { to: "/admin/embedding", label: t("nav.embedding") },
+      { to: "/themes", label: t("nav.themes") }, { to: "/admin/dashboard-cache", label: t("nav.dashboardCache") }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {

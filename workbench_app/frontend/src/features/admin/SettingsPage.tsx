@@ -7,6 +7,7 @@ import { LANGUAGE_NAMES, LANGUAGES, type Language } from "../../i18n/catalogues"
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
+import { SharingSettings } from "../sharing/SharingSettings";
 import styles from "./Admin.module.css";
 import { SingleSignOnSettings } from "./SingleSignOnSettings";
 
@@ -43,6 +44,7 @@ export default function SettingsPage() {
             </ul>
           </section>
           <SingleSignOnSettings />
+          <SharingSettings settings={current} queryKey={SETTINGS_KEY} />
         </>
       )}
     </div>

@@ -24,6 +24,7 @@ import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
 import { cardRunKey, preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
+import { ShareDashboard } from "../sharing/ShareDashboard";
 import styles from "./DashboardPage.module.css";
 
 export const dashboardKey = (id: number) => ["dashboard", id] as const;
@@ -145,6 +146,7 @@ export default function DashboardPage() {
               onChange={(value) => setParam("refresh", value)} />
             <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
             <DownloadPdfButton dashboardId={dashboardId} name={saved.name} />
+            <ShareDashboard dashboardId={dashboardId} filters={saved.filters} />
             <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
           </>
         )}

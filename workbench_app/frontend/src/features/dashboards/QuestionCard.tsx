@@ -30,15 +30,20 @@ interface Props {
   filters: Record<string, string | string[]>;
   refreshMs: number | false;
   now: number;
+  /** Shared pages (public link, embed) run their cards through the link or the token instead. */
+  run?: ((cardId: number, filters: Record<string, string>) => Promise<Result>) | undefined;
+  csv?: ((cardId: number, filters: Record<string, string>) => Promise<Blob>) | undefined;
+  /** Part of the cache key of a shared page's runs (the token: a new one runs the cards again). */
+  runKey?: string | undefined;
 }
 
 export const cardRunKey = (dashboardId: number) => ["dashboard-card", dashboardId] as const;
 
-export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now }: Props) {
+export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now, run: runShared, csv, runKey }: Props) {
   const { t } = useTranslation();
   const run = useQuery({
-    queryKey: [...cardRunKey(dashboardId), cardId, filters],
-    queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
+    queryKey: [...cardRunKey(dashboardId), cardId, filters, runKey ?? null],
+    queryFn: async () => runShared ? runShared(cardId, filters) : (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
       params: { path: { dashboard_id: dashboardId, card_id: cardId } }, body: { filters },
     }))) as Result,
     refetchInterval: refreshMs,
@@ -52,7 +57,7 @@ export function QuestionCard({ dashboardId, cardId, questionId, title, visualiza
   return (
     <section className={styles.card} aria-label={title}>
       <header className={styles.cardHeader}>
-        <h3 className={styles.cardTitle}><Link to={`/questions/${questionId}`}>{title}</Link></h3>
+        <h3 className={styles.cardTitle}>{runShared ? title : <Link to={`/questions/${questionId}`}>{title}</Link>}</h3>
         {minutes !== null && (
           <span className={styles.updated} data-testid="card-updated">
             {run.isFetching ? t("dashboards.refreshing") : minutes === 0 ? t("dashboards.updatedNow") : t("dashboards.updatedAgo", { count: minutes })}
@@ -62,7 +67,7 @@ export function QuestionCard({ dashboardId, cardId, questionId, title, visualiza
       <div className={styles.cardBody}>
         {run.error ? <ErrorMessage error={run.error} onRetry={() => void run.refetch()} />
           : !result || !spec ? <p role="status">{t("common.loading")}</p>
-          : spec.kind === "table" ? <ResultTable result={result} fileName={title} />
+          : spec.kind === "table" ? <ResultTable result={result} fileName={title} fetchCsv={csv ? () => csv(cardId, filters) : undefined} />
           : (
             <Suspense fallback={<p role="status">{t("common.loading")}</p>}>
               <ChartView spec={spec} columns={columns} rows={(result.rows ?? []) as unknown[][]} title={title} fill />

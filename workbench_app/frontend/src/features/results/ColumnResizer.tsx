@@ -42,7 +42,9 @@ export function ColumnResizer({ label, width, measure, onResize }: Props) {
 
   return (
     <div role="separator" aria-orientation="vertical" aria-label={label} tabIndex={0}
-      aria-valuenow={Math.round(width ?? 0) || undefined} aria-valuemin={MIN_WIDTH}
+      // A focusable separator must say its value (axe: aria-required-attr); until the person sets a
+      // width the column fits its content, which is at least MIN_WIDTH.
+      aria-valuenow={Math.round(width ?? MIN_WIDTH)} aria-valuemin={MIN_WIDTH}
       className={styles.resizer} onKeyDown={onKeyDown} onPointerDown={onPointerDown} />
   );
 }

@@ -1,0 +1,47 @@
+// How a shared page reaches its dashboard: a public link (its secret in the path) or a signed embed
+// (the token in X-Embed-Token on every call). The server checks either on every call.
+import { api, data } from "../../api/client";
+import type { Dashboard, SavedFilter } from "../dashboards/dashboardDraft";
+import type { Result } from "../results/types";
+
+export interface SharedFilter extends SavedFilter {
+  /** Whether a visitor may set it (a public link opens only the filters chosen when it was made). */
+  settable: boolean;
+}
+
+export interface SharedDashboard extends Omit<Dashboard, "filters"> {
+  filters: SharedFilter[];
+  share: { kind: "public_link" | "embed"; allowed_origins: string[] };
+}
+
+export interface SharedAccess {
+  /** Changes when the credential changes (a renewed token runs the cards again). */
+  key: string;
+  dashboard: () => Promise<SharedDashboard>;
+  run: (cardId: number, filters: Record<string, string>) => Promise<Result>;
+  csv: (cardId: number, filters: Record<string, string>) => Promise<Blob>;
+}
+
+export function publicLinkAccess(linkToken: string): SharedAccess {
+  const path = { link_token: linkToken };
+  return {
+    key: linkToken,
+    dashboard: async () => (await data(api.GET("/public/{link_token}", { params: { path } }))) as unknown as SharedDashboard,
+    run: async (cardId, filters) => (await data(api.POST("/public/{link_token}/cards/{card_id}/run", {
+      params: { path: { ...path, card_id: cardId } }, body: { filters } }))) as Result,
+    csv: (cardId, filters) => data(api.POST("/public/{link_token}/cards/{card_id}/csv", {
+      params: { path: { ...path, card_id: cardId } }, body: { filters }, parseAs: "blob" })) as Promise<Blob>,
+  };
+}
+
+export function embedAccess(token: string): SharedAccess {
+  const header = { "X-Embed-Token": token };
+  return {
+    key: token,
+    dashboard: async () => (await data(api.GET("/embed/dashboard", { params: { header } }))) as unknown as SharedDashboard,
+    run: async (cardId, filters) => (await data(api.POST("/embed/cards/{card_id}/run", {
+      params: { header, path: { card_id: cardId } }, body: { filters } }))) as Result,
+    csv: (cardId, filters) => data(api.POST("/embed/cards/{card_id}/csv", {
+      params: { header, path: { card_id: cardId } }, body: { filters }, parseAs: "blob" })) as Promise<Blob>,
+  };
+}

@@ -1,0 +1,109 @@
+"""Sharing's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in)."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench_app.accounts.instance_settings import SHARING_LIMITS
+
+_INT = {"type": "integer"}
+_STR = {"type": "string"}
+_STAMP = {"type": "string", "format": "date-time"}
+_NULL_STAMP = {"type": ["string", "null"], "format": "date-time"}
+_STRINGS = {"type": "array", "items": _STR}
+_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+_CSV = {"description": "CSV (RFC 4180, UTF-8) of the card's result, formulas defused.",
+        "content": {"text/csv": {"schema": {"type": "string"}}}}
+_EMBED_TOKEN = {"name": "X-Embed-Token", "in": "header", "required": True,
+                "description": "The embed token (HS256 JWT) the host page handed in: checked on every call.",
+                "schema": {"type": "string", "maxLength": 8000}}
+_LINK = {"name": "link_token", "in": "path", "required": True,
+         "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,100}$"},
+         "description": "The public link's secret, from its address /public/<link_token>."}
+_RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "properties": properties,
+            "required": [name for name in properties if name not in optional]}
+
+
+SETTINGS_FIELDS: dict[str, Any] = {
+    "public_sharing": {"type": "boolean", "description": "Whether dashboards may be shared by public link (off "
+                                                         "by default; turning it off stops every link)."},
+    **{name: {"type": "integer", "minimum": low, "maximum": high} for name, (low, high) in SHARING_LIMITS.items()},
+}
+
+SCHEMAS: dict[str, Any] = {
+    "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS, "created_by": _INT,
+                           "created_at": _STAMP, "revoked_at": _NULL_STAMP}),
+    "PublicLinkList": _object({"public_sharing": {"type": "boolean"},
+                               "links": {"type": "array", "items": _ref("PublicLink")}}),
+    "NewPublicLink": _object({"link": _ref("PublicLink"), "secret": _STR, "path": _STR}),
+    "EmbeddingSecret": _object({"secret_id": _INT, "kid": _STR, "name": _STR, "group_id": _INT, "group_name": _STR,
+                                "account_id": _INT, "allowed_origins": _STRINGS, "created_at": _STAMP,
+                                "revoked_at": _NULL_STAMP}),
+    "EmbeddingSecretList": _object({"secrets": {"type": "array", "items": _ref("EmbeddingSecret")}}),
+    "NewEmbeddingSecret": _object({"embedding_secret": _ref("EmbeddingSecret"), "secret": {
+        **_STR, "description": "The HS256 signing secret: shown this once."}}),
+    "SharedDashboard": {"type": "object", "required": ["dashboard_id", "name", "cards", "filters", "share"],
+                        "properties": {"dashboard_id": _INT, "name": _STR, "share": _object({
+                            "kind": {"enum": ["public_link", "embed"]}, "allowed_origins": _STRINGS})},
+                        "additionalProperties": True},
+}
+
+
+def _shared(operation: dict[str, Any], parameters: list[dict[str, Any]], *refusals: tuple[str, str],
+            also=None) -> dict[str, Any]:
+    operation["security"] = []
+    operation["parameters"] = parameters + operation.get("parameters", [])
+    return also(operation, *refusals)
+
+
+def paths(op, also, body) -> dict[str, Any]:
+    filters_body = body({"filters": {"type": "object", "additionalProperties": True}}, optional=True)
+    card = {"name": "card_id", "in": "path", "required": True, "schema": _ID}
+    public = ("404", "not_found: the link is unknown, revoked, or public sharing is off")
+    embed = ("401", "embed_token_invalid or embed_token_expired: no data")
+    run, csv = "Run a card", "Download a card as CSV"
+    return {
+        "/dashboards/{dashboard_id}/public-links": {
+            "get": op("List a dashboard's public links", "sharing", params=("dashboard_id",),
+                      result=_ref("PublicLinkList")),
+            "post": also(op("Create a public link", "sharing", ok=201, params=("dashboard_id",),
+                            result=_ref("NewPublicLink"), body=body({"allowed_filters": _STRINGS})),
+                         ("403", "forbidden: public sharing is off, or the caller may not change the dashboard"))},
+        "/dashboards/{dashboard_id}/public-links/{link_id}": {
+            "delete": op("Revoke a public link", "sharing", ok=204, params=("dashboard_id", "link_id"))},
+        "/embedding-secrets": {
+            "get": op("List embedding secrets (administrators)", "sharing", result=_ref("EmbeddingSecretList")),
+            "post": op("Create an embedding secret (administrators)", "sharing", ok=201,
+                       result=_ref("NewEmbeddingSecret"), body=body({
+                           "name": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
+                           "group_id": _ID,
+                           "allowed_origins": {"type": "array", "maxItems": 50, "items": {
+                               "type": "string", "maxLength": 300,
+                               "description": "A host page's origin, such as https://www.example.com"}}},
+                           ("name", "group_id")))},
+        "/embedding-secrets/{secret_id}": {
+            "delete": op("Revoke an embedding secret (administrators)", "sharing", ok=204, params=("secret_id",))},
+        "/public/{link_token}": {"get": _shared(op("Open a public link", "sharing", result=_ref("SharedDashboard")),
+                                                [_LINK], public, _RATE, also=also)},
+        "/public/{link_token}/cards/{card_id}/run": {"post": _shared(
+            op(f"{run} of a public link", "sharing", result=_ref("Result"), body=filters_body),
+            [_LINK, card], public, _RATE, also=also)},
+        "/public/{link_token}/cards/{card_id}/csv": {"post": _shared(
+            {**(operation := op(f"{csv} of a public link", "sharing", body=filters_body)),
+             "responses": {**operation["responses"], "200": _CSV}}, [_LINK, card], public, _RATE, also=also)},
+        "/embed/dashboard": {"get": _shared(op("Open an embedded dashboard", "sharing",
+                                               result=_ref("SharedDashboard")), [_EMBED_TOKEN], embed, also=also)},
+        "/embed/cards/{card_id}/run": {"post": _shared(
+            op(f"{run} of an embedded dashboard", "sharing", result=_ref("Result"), body=filters_body),
+            [_EMBED_TOKEN, card], embed, also=also)},
+        "/embed/cards/{card_id}/csv": {"post": _shared(
+            {**(operation := op(f"{csv} of an embedded dashboard", "sharing", body=filters_body)),
+             "responses": {**operation["responses"], "200": _CSV}}, [_EMBED_TOKEN, card], embed, also=also)},
+    }

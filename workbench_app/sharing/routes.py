@@ -1,0 +1,151 @@
+"""Sharing in `/api/v1`: public links (made by editors of a dashboard), embedding secrets
+(administrators), and the calls of the public and embed pages, which need no session: a public
+link's secret is in the path, an embed token in the `X-Embed-Token` header, checked on every call."""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+
+from workbench_app import input_checks as check
+from workbench_app.accounts import instance_settings
+from workbench_app.api.authentication import identity, json_body, require_admin, services
+from workbench_app.errors import WorkbenchError, not_found
+from workbench_app.sharing import embedding_secrets, public_links, shared_view
+from workbench_app.sharing.request_throttle import PerMinuteLimit
+
+blueprint = Blueprint("sharing", __name__)
+EMBED_HEADER = "X-Embed-Token"
+# Reached without a session or an API token (workbench_app/api/authentication.py lets them through).
+PUBLIC_ENDPOINTS = frozenset({
+    "api_v1.sharing.public_dashboard", "api_v1.sharing.run_public_card", "api_v1.sharing.public_card_csv",
+    "api_v1.sharing.embed_dashboard", "api_v1.sharing.run_embed_card", "api_v1.sharing.embed_card_csv"})
+
+
+def _link_token(value: str) -> str:
+    if not (0 < len(value) <= 100) or not all(c.isalnum() or c in "-_" for c in value):
+        raise not_found("Link")
+    return value
+
+
+def _public_view(link_token: str) -> shared_view.SharedView:
+    """The link's view, after counting the call against the link's requests a minute (429 past it)."""
+    workbench = services()
+    with workbench.transaction() as conn:
+        view = shared_view.resolve(conn, workbench.settings, link_secret=_link_token(link_token))
+        limit = instance_settings.sharing(conn)["public_link_requests_per_minute"]
+    throttle = current_app.extensions.setdefault("public_link_throttle", PerMinuteLimit())
+    wait = throttle.retry_after(view.link_id, limit)
+    if wait:
+        raise WorkbenchError(429, "rate_limited",
+                             f"This shared dashboard is asked too often: try again in {wait} seconds.",
+                             {"retry_after": wait})
+    return view
+
+
+def _embed_view() -> shared_view.SharedView:
+    workbench = services()
+    with workbench.transaction() as conn:
+        return shared_view.resolve(conn, workbench.settings, embed_token=request.headers.get(EMBED_HEADER, ""))
+
+
+def _filters() -> dict:
+    return check.mapping(json_body(optional=True), "filters")
+
+
+# --- public links, for people who may change the dashboard --------------------------------------
+
+@blueprint.get("/dashboards/<dashboard_id>/public-links")
+def list_public_links(dashboard_id):
+    with services().transaction() as conn:
+        links = public_links.list_links(conn, identity(), check.path_id(dashboard_id, "Dashboard"))
+        enabled = instance_settings.sharing(conn)["public_sharing"]
+    return jsonify({"public_sharing": enabled, "links": links})
+
+
+@blueprint.post("/dashboards/<dashboard_id>/public-links")
+def create_public_link(dashboard_id):
+    """`{"allowed_filters": ["Country"]}`: the filters a visitor may set (the others keep their defaults)."""
+    body = json_body()
+    allowed = check.string_list(body, "allowed_filters", max_items=200)
+    with services().transaction() as conn:
+        link, secret = public_links.create_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"), allowed)
+    return jsonify({"link": link, "secret": secret, "path": f"/public/{secret}"}), 201
+
+
+@blueprint.delete("/dashboards/<dashboard_id>/public-links/<link_id>")
+def revoke_public_link(dashboard_id, link_id):
+    with services().transaction() as conn:
+        public_links.revoke_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"),
+                                 check.path_id(link_id, "Link"))
+    return "", 204
+
+
+# --- embedding secrets, for administrators ------------------------------------------------------
+
+@blueprint.get("/embedding-secrets")
+def list_embedding_secrets():
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify({"secrets": embedding_secrets.list_secrets(conn)})
+
+
+@blueprint.post("/embedding-secrets")
+def create_embedding_secret():
+    actor = require_admin()
+    body = json_body()
+    name = check.text(body, "name", required=True, allow_empty=False)
+    group_id = check.integer(body, "group_id", required=True, minimum=1)
+    origins = check.string_list(body, "allowed_origins", max_items=50, max_length=300)
+    workbench = services()
+    with workbench.transaction() as conn:
+        record, secret = embedding_secrets.create_secret(conn, workbench.settings, actor, name, group_id, origins)
+    return jsonify({"embedding_secret": record, "secret": secret}), 201
+
+
+@blueprint.delete("/embedding-secrets/<secret_id>")
+def revoke_embedding_secret(secret_id):
+    actor = require_admin()
+    with services().transaction() as conn:
+        embedding_secrets.revoke_secret(conn, actor, check.path_id(secret_id, "Embedding secret"))
+    return "", 204
+
+
+# --- the public page's calls ----------------------------------------------------------------------
+
+@blueprint.get("/public/<link_token>")
+def public_dashboard(link_token):
+    view = _public_view(link_token)
+    with services().transaction() as conn:
+        return jsonify(shared_view.shared_dashboard(conn, view))
+
+
+@blueprint.post("/public/<link_token>/cards/<card_id>/run")
+def run_public_card(link_token, card_id):
+    view = _public_view(link_token)
+    return jsonify(shared_view.run_card(services(), view, check.path_id(card_id, "Card"), _filters()))
+
+
+@blueprint.post("/public/<link_token>/cards/<card_id>/csv")
+def public_card_csv(link_token, card_id):
+    view = _public_view(link_token)
+    return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
+
+
+# --- the embed page's calls (the token in X-Embed-Token) ------------------------------------------
+
+@blueprint.get("/embed/dashboard")
+def embed_dashboard():
+    view = _embed_view()
+    with services().transaction() as conn:
+        return jsonify(shared_view.shared_dashboard(conn, view))
+
+
+@blueprint.post("/embed/cards/<card_id>/run")
+def run_embed_card(card_id):
+    view = _embed_view()
+    return jsonify(shared_view.run_card(services(), view, check.path_id(card_id, "Card"), _filters()))
+
+
+@blueprint.post("/embed/cards/<card_id>/csv")
+def embed_card_csv(card_id):
+    view = _embed_view()
+    return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
