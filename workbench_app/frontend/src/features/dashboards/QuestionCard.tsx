@@ -31,8 +31,8 @@ interface Props {
   refreshMs: number | false;
   now: number;
   /** Shared pages (public link, embed) run their cards through the link or the token instead. */
-  run?: ((cardId: number, filters: Record<string, string>) => Promise<Result>) | undefined;
-  csv?: ((cardId: number, filters: Record<string, string>) => Promise<Blob>) | undefined;
+  run?: ((cardId: number, filters: Record<string, string | string[]>) => Promise<Result>) | undefined;
+  csv?: ((cardId: number, filters: Record<string, string | string[]>) => Promise<Blob>) | undefined;
   /** Part of the cache key of a shared page's runs (the token: a new one runs the cards again). */
   runKey?: string | undefined;
 }

@@ -58,7 +58,7 @@ export function SharedDashboardView({ access, dashboard }: { access: SharedAcces
     <div className={dashboardStyles.page}>
       <h1>{dashboard.name}</h1>
       {dashboard.description && <p className={dashboardStyles.description}>{dashboard.description}</p>}
-      <FilterBar filters={settable} values={values} onApply={applyFilters} />
+      <FilterBar dashboardId={dashboard.dashboard_id} filters={settable} values={values} onApply={applyFilters} />
       {draft.tabs.length > 0 && (
         <div role="tablist" aria-label={t("dashboards.tabs")} className={dashboardStyles.tabs}>
           {draft.tabs.map((item) => (

@@ -18,8 +18,8 @@ export interface SharedAccess {
   /** Changes when the credential changes (a renewed token runs the cards again). */
   key: string;
   dashboard: () => Promise<SharedDashboard>;
-  run: (cardId: number, filters: Record<string, string>) => Promise<Result>;
-  csv: (cardId: number, filters: Record<string, string>) => Promise<Blob>;
+  run: (cardId: number, filters: Record<string, string | string[]>) => Promise<Result>;
+  csv: (cardId: number, filters: Record<string, string | string[]>) => Promise<Blob>;
 }
 
 export function publicLinkAccess(linkToken: string): SharedAccess {
