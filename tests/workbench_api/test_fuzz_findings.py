@@ -79,10 +79,13 @@ def test_the_document_lists_the_414_and_the_422_of_a_body(admin):
         for method, operation in item.items():
             assert "414" in operation["responses"], (method, path)
             if "requestBody" in operation:
-                # Runs of saved things (question, card, metric) change nothing: no body is {}.
-                runs = path.endswith(("/run", "/query")) and "{" in path
+                # Runs of saved things (question, card, metric), a shared card's CSV and the test
+                # of a saved source change nothing: no body is {}.
+                runs = ((path.endswith(("/run", "/query")) and "{" in path) or path.endswith("/cards/{card_id}/csv")
+                        or path == "/sources/{source_id}/test")
                 assert operation["requestBody"]["required"] is not runs, (method, path)
-                assert "422" in operation["responses"], (method, path)
+                if "application/json" in operation["requestBody"]["content"]:  # not a logo's image
+                    assert "422" in operation["responses"], (method, path)
 
 
 @pytest.mark.parametrize("query", ["/audit?limit=1&limit=2", "/audit?action=a&action=b", "/history?origin=api&origin=ui"])

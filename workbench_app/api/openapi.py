@@ -335,7 +335,7 @@ def _paths() -> dict[str, Any]:
                                   "password": _STRING}))},
         "/users/{user_id}/password-link": {"post": op(
             "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
-            body=_body({"purpose": {"enum": ["invite", "reset"]}}, optional=True))},
+            body=_body({"purpose": {"enum": ["invite", "reset"], "description": "reset when left out"}}))},
         "/password-link/check": {"post": _also(op(
             "Check a password link", "accounts", public=True, result=_object({"email": _STR, "purpose": {
                 "enum": ["invite", "reset"]}}), body=_body({"token": _STRING}, ("token",))), _LINK_REFUSED, _JSON_ONLY)},

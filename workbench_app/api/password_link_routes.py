@@ -15,7 +15,7 @@ blueprint = Blueprint("password_links", __name__)
 @blueprint.post("/users/<user_id>/password-link")
 def issue_password_link(user_id):
     actor = require_admin()
-    body = json_body(optional=True)
+    body = json_body()  # an object, as for every write; `{}` asks for a reset link
     purpose = check.one_of(body, "purpose", password_links.PURPOSES, default="reset")
     with services().transaction() as conn:
         link = password_links.issue(conn, actor, check.path_id(user_id, "User"), purpose)
