@@ -11,19 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from pipelines.key_derivation import derive_key
-from pipelines.sealing import UnsealError, seal, unseal
 from pipelines.settings import Settings
 from workbench_app import input_checks as check
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, invalid
 from workbench_app.records import audit_log
+from workbench_app.settings_over_environment import SettingsOverEnvironment
 
-_PURPOSE = "workbench-assistant-provider-key"
-_BOUND_TO = "assistant-provider:1"
+_ROW = SettingsOverEnvironment("assistant_provider", "assistant_", secret_purpose="workbench-assistant-provider-key",
+                               secret_bound_to="assistant-provider:1")
 # Limits an administrator may set, with their bounds (the migration's checks say the same).
 LIMITS = {"max_tool_rounds": (1, 20), "max_rows": (1, 1000), "max_result_chars": (500, 200_000),
           "requests_per_hour": (0, 1_000_000), "tokens_per_hour": (0, 2_000_000_000), "timeout_seconds": (1, 600)}
@@ -54,29 +52,14 @@ class ProviderConfig:
         return bool(self.base_url and self.model)
 
 
-def _key(settings: Settings) -> bytes:
-    return derive_key(settings.server_secret(), _PURPOSE)
-
-
-def _stored(conn: psycopg.Connection) -> dict[str, Any]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute("select * from assistant_provider where id = 1").fetchone() or {}
 
 
 def effective(conn: psycopg.Connection, settings: Settings) -> ProviderConfig:
-    stored = _stored(conn)
+    stored = _ROW.stored(conn)
+    pick = _ROW.picker(stored, settings)
 
-    def pick(name: str):
-        value = stored.get(name)
-        return value if value is not None else getattr(settings, f"assistant_{name}")
-
-    api_key = settings.assistant_api_key
-    if stored.get("api_key_sealed"):
-        try:
-            api_key = unseal(_key(settings), stored["api_key_sealed"], _BOUND_TO)
-        except UnsealError:
-            api_key = None  # the server secret changed: the administrator must enter the key again
-    source = "settings" if stored.get("base_url") else "environment" if settings.assistant_base_url else "none"
+    api_key = _ROW.secret(settings, stored, "api_key_sealed")
+    source = _ROW.source(stored, settings, "base_url")
     return ProviderConfig(base_url=pick("base_url"), model=pick("model"), api_key=api_key,
                           organization=pick("organization"), headers=dict(stored.get("headers") or {}),
                           source=source, **{name: pick(name) for name in LIMITS})
@@ -121,7 +104,7 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, body: di
         changes["organization"] = check.text(body, "organization", max_length=200, nullable=True) or None
     if "api_key" in body:
         key = check.text(body, "api_key", max_length=4000, nullable=True)
-        changes["api_key_sealed"] = seal(_key(settings), key, _BOUND_TO) if key else None
+        changes["api_key_sealed"] = _ROW.seal(settings, key) if key else None
     headers = _headers(body)
     if headers is not None:
         changes["headers"] = Jsonb(headers)

@@ -11,19 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from pipelines.key_derivation import derive_key
-from pipelines.sealing import UnsealError, seal, unseal
 from pipelines.settings import Settings
 from workbench_app import input_checks as check
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import invalid
 from workbench_app.records import audit_log
+from workbench_app.settings_over_environment import SettingsOverEnvironment
 
-_PURPOSE = "workbench-sso-client-secret"
-_BOUND_TO = "sso-provider:1"
+_ROW = SettingsOverEnvironment("sso_provider", "oidc_", secret_purpose="workbench-sso-client-secret",
+                               secret_bound_to="sso-provider:1")
 _CLAIM = re.compile(r"^[A-Za-z0-9_:.\-/]{1,200}$")
 _ATTRIBUTE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _CONNECTION_FIELDS = ("issuer", "client_id", "scopes", "display_name")
@@ -56,29 +54,14 @@ class SingleSignOn:
         return bool(self.issuer and self.client_id)
 
 
-def _key(settings: Settings) -> bytes:
-    return derive_key(settings.server_secret(), _PURPOSE)
-
-
-def _stored(conn: psycopg.Connection) -> dict[str, Any]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute("select * from sso_provider where id = 1").fetchone() or {}
 
 
 def effective(conn: psycopg.Connection, settings: Settings) -> SingleSignOn:
-    stored = _stored(conn)
+    stored = _ROW.stored(conn)
+    pick = _ROW.picker(stored, settings)
 
-    def pick(name: str):
-        value = stored.get(name)
-        return value if value is not None else getattr(settings, f"oidc_{name}")
-
-    secret = settings.oidc_client_secret
-    if stored.get("client_secret_sealed"):
-        try:
-            secret = unseal(_key(settings), stored["client_secret_sealed"], _BOUND_TO)
-        except UnsealError:
-            secret = None  # the server secret changed: the administrator must enter the secret again
-    source = "settings" if stored.get("issuer") else "environment" if settings.oidc_issuer else "none"
+    secret = _ROW.secret(settings, stored, "client_secret_sealed")
+    source = _ROW.source(stored, settings, "issuer")
     return SingleSignOn(
         issuer=pick("issuer"), client_id=pick("client_id"), client_secret=secret, scopes=pick("scopes"),
         display_name=pick("display_name"), source=source,
@@ -141,8 +124,8 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, body: di
         changes["break_glass_email"] = check.text(body, "break_glass_email", max_length=400, nullable=True) or None
     if "client_secret" in body:
         secret = check.text(body, "client_secret", max_length=2000, nullable=True)
-        changes["client_secret_sealed"] = seal(_key(settings), secret, _BOUND_TO) if secret else None
-    stored = {**_stored(conn), **changes}
+        changes["client_secret_sealed"] = _ROW.seal(settings, secret) if secret else None
+    stored = {**_ROW.stored(conn), **changes}
     if stored.get("password_sign_in") is False and not stored.get("break_glass_email"):
         # Without single sign-on working, nobody could sign in at all: one administrator keeps a password.
         raise invalid("Name a break-glass administrator before turning password sign-in off.",
