@@ -97,7 +97,8 @@ def test_dashboard_object_model_with_tabs_text_and_linked_filters(admin):
     assert [t["name"] for t in dashboard["tabs"]] == ["Main", "Notes"]
     card = dashboard["cards"][0]
     assert card["question_name"] == "Views in a country" and card["width"] == 4
-    assert dashboard["filters"][0]["links"] == [{"card_id": card["card_id"], "variable": "country"}]
+    assert dashboard["filters"][0]["links"] == [{"card_id": card["card_id"], "variable": "country", "end_variable": None,
+                                                 "column": None}]
     run = f"/dashboards/{dashboard['dashboard_id']}/cards/{card['card_id']}/run"
     assert ok(admin.post(run, {}))["rows"] == [[2]]  # the filter's default
     assert ok(admin.post(run, {"filters": {"Country": "FR"}}))["rows"] == [[1]]
