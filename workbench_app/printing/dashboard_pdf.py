@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -76,7 +77,11 @@ def render_dashboard_pdf(identity: Identity, dashboard_id: int, filters: dict[st
     with slots.slot():
         secret = tickets.issue(identity, dashboard_id, theme)
         try:
-            return _print(app, chromium, secret, path, identity.locale, layout, header, footer)
+            # In a thread of its own: Playwright's sync API refuses a thread where an asyncio loop
+            # runs (a process that already drives a browser, as the test suite does, or an async server).
+            with ThreadPoolExecutor(max_workers=1) as printer:
+                return printer.submit(_print, app, chromium, secret, path, identity.locale, layout, header,
+                                      footer).result()
         finally:
             tickets.revoke(secret)
 
