@@ -38,6 +38,12 @@ def statement_key(services: WorkbenchServices, identity: Identity, sql: str, var
     return hashlib.sha256(material.encode()).hexdigest(), tables
 
 
+def _without_flush(conn: psycopg.Connection) -> None:
+    """Counts and cached results are disposable: their commit need not wait for the disk (at worst a
+    crash loses the last few counts or entries), and a card's answer does not wait for it either."""
+    conn.execute("set local synchronous_commit = off")
+
+
 def _count(conn: psycopg.Connection, dashboard_id: int, column: str) -> None:
     conn.execute(f"""insert into dashboard_cache_counts (dashboard_id, {column}) values (%s, 1)
                      on conflict (dashboard_id) do update set {column} = dashboard_cache_counts.{column} + 1""",
@@ -61,11 +67,13 @@ def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mappi
                               where dashboard_id = %s and cache_key = %s and expires_at > now()""",
                            (dashboard_id, key)).fetchone()
         if counted:
+            _without_flush(conn)
             _count(conn, dashboard_id, "hits" if row else "misses")
     if row:
         return {**row[0], "cached": True, "cached_at": row[1].isoformat()}
     result = run()
     with services.transaction() as conn:
+        _without_flush(conn)
         conn.execute(
             """insert into dashboard_result_cache (cache_key, dashboard_id, card_id, user_id, filter_values, tables,
                                                    result, expires_at)

@@ -3,6 +3,9 @@ import { createRoot } from "react-dom/client";
 import "../../../pipelines/design/tokens.css";
 import "./app/global.css";
 import "./i18n/i18n";
-import { App } from "./app/App";
+import { App, preloadScreen } from "./app/App";
 
-createRoot(document.getElementById("root")!).render(<StrictMode><App /></StrictMode>);
+// The first render waits for the screen's code (a failed download is shown by the screen itself).
+void preloadScreen(window.location.pathname).catch(() => undefined).then(() => {
+  createRoot(document.getElementById("root")!).render(<StrictMode><App /></StrictMode>);
+});

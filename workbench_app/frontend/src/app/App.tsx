@@ -1,39 +1,92 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
+import { Suspense } from "react";
 import { useTranslation } from "react-i18next";
-import { BrowserRouter, Route, Routes } from "react-router";
+import { BrowserRouter, matchPath, Route, Routes } from "react-router";
 import { ApiError } from "../api/client";
+import { prefetchDashboard } from "../features/dashboards/dashboardQueries";
 import { SignInPage } from "../features/sign-in/SignInPage";
 import { AppLayout } from "./AppLayout";
-import { RequireSession } from "./session";
+import { preloadable, type Preloadable } from "./preloadable";
+import { prefetchSession, RequireSession } from "./session";
 
 // Screens load on first visit: the first screen ships only what it draws.
-const BrowsePage = lazy(() => import("../features/browse/BrowsePage"));
-const SqlEditorPage = lazy(() => import("../features/sql-editor/SqlEditorPage"));
-const QuestionBuilderPage = lazy(() => import("../features/question-builder/QuestionBuilderPage"));
-const QuestionPage = lazy(() => import("../features/browse/QuestionPage"));
-const DataPage = lazy(() => import("../features/data/DataPage"));
-const HistoryPage = lazy(() => import("../features/history/HistoryPage"));
-const AuditPage = lazy(() => import("../features/history/AuditPage"));
-const SetupPage = lazy(() => import("../features/setup/SetupPage"));
-const AdminSourcesPage = lazy(() => import("../features/admin/SourcesPage"));
-const AdminPeoplePage = lazy(() => import("../features/admin/PeoplePage"));
-const AdminGroupsPage = lazy(() => import("../features/admin/GroupsPage"));
-const TokensPage = lazy(() => import("../features/admin/TokensPage"));
-const AdminSettingsPage = lazy(() => import("../features/admin/SettingsPage"));
-const DashboardCachePage = lazy(() => import("../features/admin/DashboardCachePage"));
-const SetPasswordPage = lazy(() => import("../features/sign-in/SetPasswordPage"));
-const AssistantPage = lazy(() => import("../features/assistant/AssistantPage"));
-const AssistantSettingsPage = lazy(() => import("../features/assistant/ProviderSettingsPage"));
-const DashboardsPage = lazy(() => import("../features/dashboards/DashboardsPage"));
-const DashboardPage = lazy(() => import("../features/dashboards/DashboardPage"));
-const ThemesPage = lazy(() => import("../features/themes/ThemesPage"));
-const PrintDashboardPage = lazy(() => import("../features/printing/PrintDashboardPage"));
-const PublicDashboardPage = lazy(() => import("../features/sharing/PublicDashboardPage"));
-const EmbedPage = lazy(() => import("../features/sharing/EmbedPage"));
-const EmbeddingSecretsPage = lazy(() => import("../features/sharing/EmbeddingSecretsPage"));
+const BrowsePage = preloadable(() => import("../features/browse/BrowsePage"));
+const SqlEditorPage = preloadable(() => import("../features/sql-editor/SqlEditorPage"));
+const QuestionBuilderPage = preloadable(() => import("../features/question-builder/QuestionBuilderPage"));
+const QuestionPage = preloadable(() => import("../features/browse/QuestionPage"));
+const DataPage = preloadable(() => import("../features/data/DataPage"));
+const HistoryPage = preloadable(() => import("../features/history/HistoryPage"));
+const AuditPage = preloadable(() => import("../features/history/AuditPage"));
+const SetupPage = preloadable(() => import("../features/setup/SetupPage"));
+const AdminSourcesPage = preloadable(() => import("../features/admin/SourcesPage"));
+const AdminPeoplePage = preloadable(() => import("../features/admin/PeoplePage"));
+const AdminGroupsPage = preloadable(() => import("../features/admin/GroupsPage"));
+const TokensPage = preloadable(() => import("../features/admin/TokensPage"));
+const AdminSettingsPage = preloadable(() => import("../features/admin/SettingsPage"));
+const DashboardCachePage = preloadable(() => import("../features/admin/DashboardCachePage"));
+const SetPasswordPage = preloadable(() => import("../features/sign-in/SetPasswordPage"));
+const AssistantPage = preloadable(() => import("../features/assistant/AssistantPage"));
+const AssistantSettingsPage = preloadable(() => import("../features/assistant/ProviderSettingsPage"));
+const DashboardsPage = preloadable(() => import("../features/dashboards/DashboardsPage"));
+const DashboardPage = preloadable(() => import("../features/dashboards/DashboardPage"));
+const ThemesPage = preloadable(() => import("../features/themes/ThemesPage"));
+const PrintDashboardPage = preloadable(() => import("../features/printing/PrintDashboardPage"));
+const PublicDashboardPage = preloadable(() => import("../features/sharing/PublicDashboardPage"));
+const EmbedPage = preloadable(() => import("../features/sharing/EmbedPage"));
+const EmbeddingSecretsPage = preloadable(() => import("../features/sharing/EmbeddingSecretsPage"));
 
-const queryClient = new QueryClient({
+// Where each lazily loaded screen is: the router's routes, and what `preloadScreen` looks up.
+const PUBLIC_SCREENS: [string, Preloadable<object>][] = [
+  ["/setup", SetupPage],
+  ["/set-password", SetPasswordPage],
+  ["/print/dashboards/:dashboardId", PrintDashboardPage],
+  ["/public/:linkToken", PublicDashboardPage],
+  ["/embed", EmbedPage],
+];
+const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
+  ["/", BrowsePage],
+  ["/browse/:folderId", BrowsePage],
+  ["/sql", SqlEditorPage],
+  ["/question/new", QuestionBuilderPage],
+  ["/questions/:questionId", QuestionPage],
+  ["/data", DataPage],
+  ["/history", HistoryPage],
+  ["/audit", AuditPage],
+  ["/admin/sources", AdminSourcesPage],
+  ["/admin/people", AdminPeoplePage],
+  ["/admin/groups", AdminGroupsPage],
+  ["/tokens", TokensPage],
+  ["/admin/settings", AdminSettingsPage],
+  ["/admin/dashboard-cache", DashboardCachePage],
+  ["/admin/embedding", EmbeddingSecretsPage],
+  ["/assistant", AssistantPage],
+  ["/assistant/:conversationId", AssistantPage],
+  ["/settings/assistant", AssistantSettingsPage],
+  ["/dashboards", DashboardsPage],
+  ["/dashboards/:dashboardId", DashboardPage],
+  ["/themes", ThemesPage],
+];
+
+// What a screen reads first, asked for beside the session and the screen's code.
+const FIRST_READS: Record<string, (params: Record<string, string | undefined>) => void> = {
+  "/dashboards/:dashboardId": (params) => prefetchDashboard(queryClient, Number(params.dashboardId)),
+};
+
+const matching = (screens: [string, Preloadable<object>][], pathname: string) =>
+  screens.find(([path]) => matchPath(path, pathname));
+
+/** Fetches the code of the screen at `pathname`, and the session and first reads if it needs them,
+ * before the first render: the screen then draws without a Suspense fallback (see preloadable.ts). */
+export function preloadScreen(pathname: string): Promise<unknown> {
+  const signedIn = matching(SIGNED_IN_SCREENS, pathname);
+  if (signedIn) {
+    prefetchSession(queryClient);
+    FIRST_READS[signedIn[0]]?.(matchPath(signedIn[0], pathname)?.params ?? {});
+  }
+  return (matching(PUBLIC_SCREENS, pathname) ?? signedIn)?.[1].preload() ?? Promise.resolve();
+}
+
+export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
       // A refusal will not change by asking again; a network failure might.
@@ -55,34 +108,12 @@ export function App() {
         <Suspense fallback={<Loading />}>
           <Routes>
             <Route path="/sign-in" element={<SignInPage />} />
-            <Route path="/setup" element={<SetupPage />} />
-            <Route path="/set-password" element={<SetPasswordPage />} />
-            {/* Opened by the server's own headless browser to print a PDF (no session: a print ticket). */}
-            <Route path="/print/dashboards/:dashboardId" element={<PrintDashboardPage />} />
-            <Route path="/public/:linkToken" element={<PublicDashboardPage />} />
-            <Route path="/embed" element={<EmbedPage />} />
+            {/* /print/... is opened by the server's own headless browser to print a PDF (no session: a print ticket). */}
+            {PUBLIC_SCREENS.map(([path, Screen]) => <Route key={path} path={path} element={<Screen />} />)}
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
-              <Route index element={<BrowsePage />} />
-              <Route path="browse/:folderId" element={<BrowsePage />} />
-              <Route path="sql" element={<SqlEditorPage />} />
-              <Route path="question/new" element={<QuestionBuilderPage />} />
-              <Route path="questions/:questionId" element={<QuestionPage />} />
-              <Route path="data" element={<DataPage />} />
-              <Route path="history" element={<HistoryPage />} />
-              <Route path="audit" element={<AuditPage />} />
-              <Route path="admin/sources" element={<AdminSourcesPage />} />
-              <Route path="admin/people" element={<AdminPeoplePage />} />
-              <Route path="admin/groups" element={<AdminGroupsPage />} />
-              <Route path="tokens" element={<TokensPage />} />
-              <Route path="admin/settings" element={<AdminSettingsPage />} />
-              <Route path="admin/dashboard-cache" element={<DashboardCachePage />} />
-              <Route path="admin/embedding" element={<EmbeddingSecretsPage />} />
-              <Route path="assistant" element={<AssistantPage />} />
-              <Route path="assistant/:conversationId" element={<AssistantPage />} />
-              <Route path="settings/assistant" element={<AssistantSettingsPage />} />
-              <Route path="dashboards" element={<DashboardsPage />} />
-              <Route path="dashboards/:dashboardId" element={<DashboardPage />} />
-              <Route path="themes" element={<ThemesPage />} />
+              {SIGNED_IN_SCREENS.map(([path, Screen]) => path === "/"
+                ? <Route key={path} index element={<Screen />} />
+                : <Route key={path} path={path.slice(1)} element={<Screen />} />)}
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

@@ -1,6 +1,6 @@
 // The signed-in person: read from GET /session, opened by the sign-in page, ended by sign-out or
 // by any answer saying the session has ended (then the app returns to sign-in, and back after).
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { api, ApiError, data, setCsrfToken, whenSessionEnds } from "../api/client";
@@ -31,8 +31,15 @@ async function readSession(): Promise<SessionAnswer | null> {
   }
 }
 
+const sessionQuery = { queryKey: SESSION_KEY, queryFn: readSession, staleTime: Infinity, retry: 1 } as const;
+
 export function useSessionQuery() {
-  return useQuery({ queryKey: SESSION_KEY, queryFn: readSession, staleTime: Infinity, retry: 1 });
+  return useQuery(sessionQuery);
+}
+
+/** Asks for the session before the first render, while the screen's code downloads. */
+export function prefetchSession(queryClient: QueryClient): void {
+  void queryClient.prefetchQuery(sessionQuery);
 }
 
 export function signInPath(location: { pathname: string; search: string }): string {

@@ -2,19 +2,18 @@
 // drew, with the same chart component as questions, which can be saved as a question. A reopened
 // conversation runs the chart's SQL again, under the person's rights of today.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useMemo, useState } from "react";
+import { Suspense, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { api, data } from "../../api/client";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
+import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { CHART_KINDS, type ChartKind, type ChartSpec } from "../charts/chartSpec";
 import { resultColumns, type Result } from "../results/types";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import styles from "./AssistantPage.module.css";
 import type { Artifact } from "./types";
-
-const ChartView = lazy(() => import("../charts/ChartView"));
 
 function chartSpec(artifact: Artifact): ChartSpec {
   const kind = (CHART_KINDS as readonly string[]).includes(artifact.chart?.kind ?? "") ? artifact.chart!.kind as ChartKind : "bar";

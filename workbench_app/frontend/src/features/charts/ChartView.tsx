@@ -37,8 +37,16 @@ export default function ChartView({ spec, columns, rows, forecasts = [], title, 
       performance.mark("workbench:chart-drawn");
     });
     chart.current = instance;
-    const resize = new ResizeObserver(() => instance.resize());
-    resize.observe(host.current);
+    // An observer reports the size it starts with: redrawing for it would draw every chart twice.
+    const element = host.current;
+    let size = `${element.clientWidth}x${element.clientHeight}`;
+    const resize = new ResizeObserver(() => {
+      const now = `${element.clientWidth}x${element.clientHeight}`;
+      if (now === size) return;
+      size = now;
+      instance.resize();
+    });
+    resize.observe(element);
     return () => {
       resize.disconnect();
       instance.dispose();

@@ -20,14 +20,13 @@ import {
   apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, undo,
   type Dashboard, type Draft, type DraftCard, type Editing,
 } from "./dashboardDraft";
+import { dashboardKey, dashboardQuery } from "./dashboardQueries";
 import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
 import { cardRunKey, preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
 import { ShareDashboard } from "../sharing/ShareDashboard";
 import styles from "./DashboardPage.module.css";
-
-export const dashboardKey = (id: number) => ["dashboard", id] as const;
 
 /** "Updated N minutes ago" moves on without a re-run. */
 function useNow(everyMs: number): number {
@@ -49,10 +48,7 @@ export default function DashboardPage() {
   const [announcement, setAnnouncement] = useState("");
   const now = useNow(30_000);
   const theme = useDashboardTheme(dashboardId);
-  const dashboard = useQuery({
-    queryKey: dashboardKey(dashboardId),
-    queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
-  });
+  const dashboard = useQuery(dashboardQuery(dashboardId));
   const save = useMutation({
     mutationFn: async (draft: Draft) => (await data(api.PUT("/dashboards/{dashboard_id}", {
       params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),

@@ -1,11 +1,12 @@
 // One question card: it runs on its own (cards load in parallel; one failing shows its error and
 // the others still draw), refetches on the dashboard's interval, and says how old its answer is.
 import { useQuery } from "@tanstack/react-query";
-import { lazy, Suspense, useMemo } from "react";
+import { Suspense, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { api, data } from "../../api/client";
 import { readSpec } from "../charts/chartSpec";
+import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { ResultTable } from "../results/ResultTable";
 import { resultColumns, type Result } from "../results/types";
 import { ErrorMessage } from "../../ui/ErrorMessage";
@@ -14,11 +15,8 @@ import styles from "./DashboardPage.module.css";
 
 // The chart library is the largest part of the page: `preloadChart` fetches and evaluates it while
 // the dashboard and its cards load, rather than after the first answer arrives.
-const loadChart = () => import("../charts/ChartView");
-const ChartView = lazy(loadChart);
-
 export function preloadChart(): void {
-  void loadChart();
+  void ChartView.preload();
 }
 
 interface Props {

@@ -1,16 +1,16 @@
 // A statement's answer: its status line (rows, time, truncated), then the table or the chart
 // with its settings. The chart code loads only when a chart is shown.
-import { lazy, Suspense, useMemo } from "react";
+import { Suspense, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import { ChartSettings } from "../charts/ChartSettings";
 import { canForecast, type ChartSpec } from "../charts/chartSpec";
+import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { useForecasts } from "../charts/useForecasts";
 import { ResultTable } from "./ResultTable";
 import styles from "./ResultPanel.module.css";
 import { resultColumns, type Result } from "./types";
 
-const ChartView = lazy(() => import("../charts/ChartView"));
 
 interface Props {
   result: Result;
