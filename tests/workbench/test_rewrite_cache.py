@@ -144,3 +144,13 @@ def test_a_refused_statement_is_not_cached(engine, analyst):
     with pytest.raises(Exception):
         engine.rewrite("SELECT * FROM salaries", analyst)
     assert not rewrite_module._STATEMENT_CACHE
+
+
+def test_a_statement_with_variables_is_served_again_only_with_the_same_values(engine, analyst, monkeypatch):
+    sql = "SELECT id FROM events WHERE page = {{page}} ORDER BY id"
+    types = {"page": "text"}
+    assert [row[0] for row in engine.run(sql, analyst, {"page": "/home"}, types).rows] == [1, 5]
+    assert [row[0] for row in engine.run(sql, analyst, {"page": "/pricing"}, types).rows] == [2]
+    assert len(rewrite_module._STATEMENT_CACHE) == 2
+    monkeypatch.setattr(rewrite_module, "_rewrite", lambda *args: pytest.fail("rewritten again"))
+    assert [row[0] for row in engine.run(sql, analyst, {"page": "/home"}, types).rows] == [1, 5]
