@@ -76,6 +76,7 @@ def test_a_different_attribute_value_or_type_is_another_entry(engine):
         engine.run(SQL, UserContext("x", (ANALYSTS_EU,), {}))
     assert getattr(refused.value, "code", None) == "table_not_found"
     keys = [rewrite_module._values_key({"a": value}) for value in ("1", 1, 1.0, True, ["1"], ("1",))]
+    assert rewrite_module._values_key({1: "EU"}) != rewrite_module._values_key({"1": "EU"})
     assert len(set(keys)) == len(keys)
 
 
@@ -154,3 +155,12 @@ def test_a_statement_with_variables_is_served_again_only_with_the_same_values(en
     assert len(rewrite_module._STATEMENT_CACHE) == 2
     monkeypatch.setattr(rewrite_module, "_rewrite", lambda *args: pytest.fail("rewritten again"))
     assert [row[0] for row in engine.run(sql, analyst, {"page": "/home"}, types).rows] == [1, 5]
+
+
+def test_the_cache_holds_a_bounded_number_of_characters(engine, analyst, monkeypatch):
+    monkeypatch.setattr(rewrite_module, "_STATEMENT_CACHE_MAX_CHARS", 1000)
+    for n in range(10):
+        engine.rewrite(f"SELECT id + {n} FROM events", analyst)
+        held = sum(len(key[0]) + len(entry.sql) for key, entry in rewrite_module._STATEMENT_CACHE.items())
+        assert held == rewrite_module._statement_cache_chars <= 1000
+    assert 0 < len(rewrite_module._STATEMENT_CACHE) < 10

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import secrets
+from collections import abc
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -188,10 +189,7 @@ def rewrite_statement(
         # sqlglot, the JSON decoder and the generator all recurse on nesting depth.
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
     if key is not None:
-        with _CACHE_LOCK:
-            if len(_STATEMENT_CACHE) >= _STATEMENT_CACHE_SIZE:
-                _STATEMENT_CACHE.clear()
-            _STATEMENT_CACHE[key] = replace(rewritten, parameters=dict(rewritten.parameters))
+        _remember(key, rewritten)
     return rewritten
 
 
@@ -212,6 +210,21 @@ _STATEMENT_CACHE: dict[Any, RewrittenStatement] = {}
 _STATEMENT_CACHE_SIZE = 2048
 #: Longer statements are rewritten every time rather than held in memory.
 _STATEMENT_CACHE_MAX_LENGTH = 20_000
+#: Characters held (statements and their rewrites): a bound on memory, whatever their sizes.
+_STATEMENT_CACHE_MAX_CHARS = 16_000_000
+_statement_cache_chars = 0
+
+
+def _remember(key: Any, rewritten: RewrittenStatement) -> None:
+    global _statement_cache_chars
+    size = len(key[0]) + len(rewritten.sql)
+    with _CACHE_LOCK:
+        if len(_STATEMENT_CACHE) >= _STATEMENT_CACHE_SIZE or _statement_cache_chars + size > _STATEMENT_CACHE_MAX_CHARS:
+            _STATEMENT_CACHE.clear()
+            _statement_cache_chars = 0
+        if key not in _STATEMENT_CACHE:
+            _statement_cache_chars += size
+        _STATEMENT_CACHE[key] = replace(rewritten, parameters=dict(rewritten.parameters))
 
 
 def _statement_key(
@@ -246,16 +259,18 @@ def _statement_key(
 
 def _value_key(value: Any) -> Any:
     """A hashable stand-in for a bound value or an attribute, equal only for equal values of one type."""
+    # The type as well as the value: 1, 1.0, True, '1' and Decimal('1') bind differently.
+    kind = (type(value).__module__, type(value).__qualname__)
     if isinstance(value, (list, tuple)):
-        return (type(value).__qualname__, tuple(_value_key(item) for item in value))
-    if isinstance(value, Mapping):
-        return (type(value).__qualname__, _values_key(value))
-    # The type as well as repr: 1, 1.0, True, '1' and Decimal('1') bind differently.
-    return (type(value).__module__, type(value).__qualname__, repr(value))
+        return (kind, tuple(_value_key(item) for item in value))
+    if isinstance(value, abc.Mapping):  # collections.abc's: typing.Mapping's check is slower
+        return (kind, _values_key(value))
+    return (kind, repr(value))
 
 
 def _values_key(values: Mapping[Any, Any]) -> tuple:
-    return tuple(sorted((str(name), _value_key(value)) for name, value in values.items()))
+    # Names keyed with their type too: {1: x} and {"1": x} are different attributes.
+    return tuple(sorted((_value_key(name), _value_key(value)) for name, value in values.items()))
 
 
 def _rewrite(
@@ -522,8 +537,8 @@ def _projection_for(info: TableInfo, state: _RewriteState) -> _Projection | None
 
 def clear_caches() -> None:
     """Forget every rewritten statement, projection and parsed rule (for tests and the cold benchmark)."""
+    clear_statement_cache()
     with _CACHE_LOCK:
-        _STATEMENT_CACHE.clear()
         _PROJECTION_CACHE.clear()
     clear_rule_caches()
 
@@ -531,8 +546,10 @@ def clear_caches() -> None:
 def clear_statement_cache() -> None:
     """Forget rewritten statements only: the next rewrite of each is built again from the
     cached projections and rule checks (the benchmark's "warm, new statements")."""
+    global _statement_cache_chars
     with _CACHE_LOCK:
         _STATEMENT_CACHE.clear()
+        _statement_cache_chars = 0
 
 
 def _projection_select(access: TableAccess, build: _BuildState) -> exp.Select:
