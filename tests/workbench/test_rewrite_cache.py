@@ -13,6 +13,7 @@ from tests.workbench.conftest import ANALYSTS_EU
 from workbench_app.engine import (
     ColumnInfo,
     ColumnMask,
+    EngineError,
     GroupPermissions,
     RewriteOptions,
     SchemaCatalog,
@@ -164,3 +165,13 @@ def test_the_cache_holds_a_bounded_number_of_characters(engine, analyst, monkeyp
         held = sum(len(key[0]) + len(entry.sql) for key, entry in rewrite_module._STATEMENT_CACHE.items())
         assert held == rewrite_module._statement_cache_chars <= 1000
     assert 0 < len(rewrite_module._STATEMENT_CACHE) < 10
+
+
+def test_an_attribute_nested_too_deeply_is_a_refusal_not_a_crash(engine):
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(EngineError) as refused:
+        engine.rewrite(SQL, UserContext("x", (ANALYSTS_EU,), {"region": "EU", "deep": deep}))
+    assert refused.value.code == "statement_not_allowed"
+    assert not rewrite_module._STATEMENT_CACHE

@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import functools
 import secrets
-from collections import abc
 import threading
 import time
+from collections import abc
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
@@ -169,7 +169,7 @@ def rewrite_statement(
         raise EngineError(SYNTAX_ERROR, "Syntax error: the statement contains a NUL or an invalid character.")
     started = time.perf_counter()
     arguments = (sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
-    key = _statement_key(*arguments) if len(sql) <= _STATEMENT_CACHE_MAX_LENGTH else None
+    key = _statement_key(*arguments)
     if key is not None:
         with _CACHE_LOCK:
             cached = _STATEMENT_CACHE.get(key)
@@ -228,6 +228,24 @@ def _remember(key: Any, rewritten: RewrittenStatement) -> None:
 
 
 def _statement_key(
+    sql: str,
+    user: UserContext,
+    schema: SchemaCatalog,
+    options: RewriteOptions,
+    parameters: Mapping[str, Any],
+    row_limit: int | None,
+) -> Any:
+    """The statement cache's key for these inputs, or None when they are not to be cached."""
+    if len(sql) > _STATEMENT_CACHE_MAX_LENGTH:
+        return None
+    try:
+        return _key_of(sql, user, schema, options, parameters, row_limit)
+    except (RecursionError, TypeError):
+        # A value nested too deeply, or one whose stand-ins do not sort: rewrite it every time.
+        return None
+
+
+def _key_of(
     sql: str,
     user: UserContext,
     schema: SchemaCatalog,
