@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 
 import pytest
 
@@ -18,9 +19,24 @@ def test_variables_become_parameters_not_text():
 
 
 def test_parameter_names_are_unguessable():
+    # A keyed hash of the template (the key is random per process): stable for one
+    # template, so a card run again is recognised by the rewrite's statement cache...
     first = bind_variables("SELECT {{n}}", {"n": "number"}, {"n": 1})
-    second = bind_variables("SELECT {{n}}", {"n": "number"}, {"n": 1})
-    assert set(first.parameters) != set(second.parameters)
+    assert bind_variables("SELECT {{n}}", {"n": "number"}, {"n": 2}).parameters.keys() == first.parameters.keys()
+    # ...but another text gets other names, so writing a name seen once into a
+    # template makes it name nothing, and the process's key is its own.
+    (name,) = first.parameters
+    assert not name.endswith(hashlib.sha256(b"SELECT {{n}}").hexdigest()[:8] + "_n")
+    forged = bind_variables(f"SELECT {{{{n}}}} + ${name}", {"n": "number"}, {"n": 1})
+    assert name not in forged.parameters
+    assert set(bind_variables("SELECT {{n}} ", {"n": "number"}, {"n": 1}).parameters) != set(first.parameters)
+
+
+def test_a_forged_parameter_name_is_refused(engine, analyst):
+    (name,) = bind_variables("SELECT {{n}} AS v", {"n": "number"}, {"n": 1}).parameters
+    with pytest.raises(EngineError) as refused:
+        engine.run(f"SELECT {{{{n}}}} AS v, ${name} AS w", analyst, {"n": 1}, {"n": "number"})
+    assert refused.value.code == "variable_error"
 
 
 @pytest.mark.parametrize(

@@ -101,3 +101,29 @@ def test_schema_browser_shows_the_warehouse_views_only(admin):
     tables = ok(admin.get("/schema?catalog=warehouse"))["tables"]
     assert {t["schema"] for t in tables} == {"analytics"}
     assert "page_views" in [t["table"] for t in tables]
+
+
+def test_an_edited_rule_or_attribute_applies_to_the_very_next_statement(admin, analyst, eu_analysts):
+    # The worker keeps rewritten statements: the same statement run again after an
+    # administrator's edit must be rewritten under the new rule, not served from before.
+    user_id, token = analyst
+    user = Api(admin.client, token)
+    sql = {"sql": "SELECT * FROM page_views ORDER BY view_id"}
+
+    def ids_and_columns():
+        result = ok(user.post("/sql", sql))
+        names = [c["name"] for c in result["columns"]]
+        return [row[names.index("view_id")] for row in result["rows"]], names
+
+    assert ids_and_columns() == ids_and_columns()  # the second answer from the statement cache
+    ids, names = ids_and_columns()
+    assert ids == [1, 2, 5] and "visitor_email" not in names and "page" in names
+    ok(admin.post(f"/groups/{eu_analysts}/rules", {
+        "catalog": "warehouse", "schema": "analytics", "table": "page_views",
+        "row_filter": "region = {{user.region}}", "hidden_columns": ["visitor_email", "page"],
+        "masked_columns": {"country": {"kind": "hash"}}}), 201)
+    ids, names = ids_and_columns()
+    assert ids == [1, 2, 5] and "page" not in names
+    ok(admin.put(f"/users/{user_id}/attributes", {"attributes": {"region": "US"}}))
+    ids, names = ids_and_columns()
+    assert ids == [3, 4]

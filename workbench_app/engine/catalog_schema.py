@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from types import MappingProxyType
+from typing import Hashable, Iterable, Iterator, Mapping
 
 
 @dataclass(frozen=True, order=True)
@@ -75,31 +76,45 @@ class TableInfo:
 
 @dataclass
 class SchemaCatalog:
-    """An immutable-by-convention snapshot of attached tables, keyed case-insensitively."""
+    """An immutable snapshot of attached tables, keyed case-insensitively.
 
-    tables: dict[tuple[str, str, str], TableInfo] = field(default_factory=dict)
+    Its maps are read-only: the rewrite caches whole statements under the
+    snapshot's :attr:`fingerprint`, computed once, so a snapshot that changed
+    afterwards would be served stale results. The engine builds a new snapshot
+    instead.
+    """
+
+    tables: Mapping[tuple[str, str, str], TableInfo] = field(default_factory=dict)
     #: The schema an unqualified ``catalog.table`` reference means, per catalog.
-    default_schemas: dict[str, str] = field(default_factory=dict)
+    default_schemas: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.tables = MappingProxyType(dict(self.tables))
+        self.default_schemas = MappingProxyType(dict(self.default_schemas))
 
     @classmethod
     def from_tables(
         cls, tables: Iterable[TableInfo], default_schemas: dict[str, str] | None = None
     ) -> "SchemaCatalog":
         """Build a snapshot; default schema per catalog is given or guessed (main/public/only one)."""
-        snapshot = cls()
-        for info in tables:
-            snapshot.tables[info.table.key] = info
+        by_key = {info.table.key: info for info in tables}
         schemas_by_catalog: dict[str, set[str]] = {}
-        for catalog, schema, _ in snapshot.tables:
+        for catalog, schema, _ in by_key:
             schemas_by_catalog.setdefault(catalog, set()).add(schema)
+        defaults: dict[str, str] = {}
         for catalog, schemas in schemas_by_catalog.items():
             given = (default_schemas or {}).get(catalog)
-            snapshot.default_schemas[catalog] = (
-                given.lower() if given else _guess_default_schema(schemas)
-            )
+            defaults[catalog] = given.lower() if given else _guess_default_schema(schemas)
         for catalog, schema in (default_schemas or {}).items():
-            snapshot.default_schemas.setdefault(catalog.lower(), schema.lower())
-        return snapshot
+            defaults.setdefault(catalog.lower(), schema.lower())
+        return cls(by_key, defaults)
+
+    @functools.cached_property
+    def fingerprint(self) -> Hashable:
+        """Everything a rewrite may read here (every table with its columns, the default
+        schemas), as one hashable value: part of the rewrite's statement cache key, so two
+        snapshots share entries only when equal."""
+        return (frozenset(self.tables.items()), frozenset(self.default_schemas.items()))
 
     def get(self, table: TableName) -> TableInfo | None:
         """The table with this name (case-insensitive), if attached."""

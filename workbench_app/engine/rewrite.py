@@ -24,9 +24,14 @@ the SQL the engine runs:
    expressions (row filters, expression masks) it has not seen yet; if it
    refuses one, that group grants nothing and the statement is rewritten again.
 
-Each user's projection of a table is built once and cached as text (keyed by
-the table's columns, the user's rules for it, their attributes and the mask
-salt, so an edited rule is never served stale). In the tree, the reference
+A successful rewrite is cached whole, keyed by everything it depends on (the
+text, its bound values, the person, their groups' rules and attributes, the
+catalog snapshot, the options): running the same statement again with the same
+rules costs a dictionary lookup, and an edited rule is a new key, so it applies
+at once (see "the statement cache" below). Below that, each user's projection
+of a table is built once and cached as text (keyed by the table's columns, the
+user's rules for it, their attributes and the mask salt, so an edited rule is
+never served stale either). In the tree, the reference
 points at a marker with a per-statement random name, and the marker is
 swapped for the projection's text after rendering.
 
@@ -40,7 +45,8 @@ import functools
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from collections import abc
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from sqlglot import exp
@@ -109,7 +115,7 @@ class _RewriteState:
     parameters: dict[str, Any] = field(default_factory=dict)
     #: Rule expressions in the projections that DuckDB's parser has not checked yet.
     unchecked: set[str] = field(default_factory=set)
-    attributes_key: str | None = None  # the user's attributes, as part of projection cache keys
+    attributes_key: tuple | None = None  # the user's attributes, as part of projection cache keys
 
 
 @dataclass
@@ -161,19 +167,128 @@ def rewrite_statement(
     if not duckdb_can_read(sql):
         # DuckDB's parser stops at a NUL and takes UTF-8 only: the text it checks must be ours.
         raise EngineError(SYNTAX_ERROR, "Syntax error: the statement contains a NUL or an invalid character.")
+    started = time.perf_counter()
     arguments = (sql, user, schema, options or RewriteOptions(), dict(parameters or {}), row_limit)
+    key = _statement_key(*arguments)
+    if key is not None:
+        with _CACHE_LOCK:
+            cached = _STATEMENT_CACHE.get(key)
+        if cached is not None:
+            # A fresh dict: the caller may add to it, and the entry is shared.
+            return replace(cached, parameters=dict(cached.parameters), rewrite_seconds=time.perf_counter() - started)
     try:
         try:
-            return _rewrite(*arguments)
+            rewritten = _rewrite(*arguments)
         except _RuleExpressionRefused:
             # The groups whose rule DuckDB's parser refused now grant nothing:
             # build again. Every expression has a verdict now, so this is the last try.
-            return _rewrite(*arguments)
+            rewritten = _rewrite(*arguments)
     except _RuleExpressionRefused:
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement could not be checked.") from None
     except RecursionError:
         # sqlglot, the JSON decoder and the generator all recurse on nesting depth.
         raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
+    if key is not None:
+        _remember(key, rewritten)
+    return rewritten
+
+
+# --- the statement cache -------------------------------------------------------------------
+#
+# A rewrite is a pure function of its inputs: the statement text, its bound
+# values, the person's groups with every rule and their attributes, the catalog
+# snapshot and the engine's options (the random names it makes up aside). Every
+# check it makes (sqlglot's policy, DuckDB's parse of the final text, the rule
+# expressions' verdicts, the allow-lists) depends on nothing else, and the
+# allow-lists are constants. So a successful rewrite is kept under a key made of
+# all of those inputs and served again for exactly the same inputs: a worker
+# re-running a dashboard's card or an analyst re-running a query skips sqlglot
+# and DuckDB's parser altogether. An edited rule, attribute or catalog changes
+# the key, so it applies at once; a refusal is never cached.
+
+_STATEMENT_CACHE: dict[Any, RewrittenStatement] = {}
+_STATEMENT_CACHE_SIZE = 2048
+#: Longer statements are rewritten every time rather than held in memory.
+_STATEMENT_CACHE_MAX_LENGTH = 20_000
+#: Characters held (statements and their rewrites): a bound on memory, whatever their sizes.
+_STATEMENT_CACHE_MAX_CHARS = 16_000_000
+_statement_cache_chars = 0
+
+
+def _remember(key: Any, rewritten: RewrittenStatement) -> None:
+    global _statement_cache_chars
+    size = len(key[0]) + len(rewritten.sql)
+    with _CACHE_LOCK:
+        if len(_STATEMENT_CACHE) >= _STATEMENT_CACHE_SIZE or _statement_cache_chars + size > _STATEMENT_CACHE_MAX_CHARS:
+            _STATEMENT_CACHE.clear()
+            _statement_cache_chars = 0
+        if key not in _STATEMENT_CACHE:
+            _statement_cache_chars += size
+        _STATEMENT_CACHE[key] = replace(rewritten, parameters=dict(rewritten.parameters))
+
+
+def _statement_key(
+    sql: str,
+    user: UserContext,
+    schema: SchemaCatalog,
+    options: RewriteOptions,
+    parameters: Mapping[str, Any],
+    row_limit: int | None,
+) -> Any:
+    """The statement cache's key for these inputs, or None when they are not to be cached."""
+    if len(sql) > _STATEMENT_CACHE_MAX_LENGTH:
+        return None
+    try:
+        return _key_of(sql, user, schema, options, parameters, row_limit)
+    except (RecursionError, TypeError):
+        # A value nested too deeply, or one whose stand-ins do not sort: rewrite it every time.
+        return None
+
+
+def _key_of(
+    sql: str,
+    user: UserContext,
+    schema: SchemaCatalog,
+    options: RewriteOptions,
+    parameters: Mapping[str, Any],
+    row_limit: int | None,
+) -> Any:
+    groups = tuple(
+        (
+            group.name,
+            tuple(sorted(group.unrestricted_catalogs)),
+            tuple(rule.fingerprint for rule in group.table_rules),
+        )
+        for group in user.groups
+    )
+    # The person's id too, though equal rules and attributes give equal rewrites:
+    # an entry is then never shared between two people, whatever the key misses.
+    return (
+        sql,
+        _values_key(parameters),
+        user.user_id,
+        groups,
+        _attributes_key(user),
+        schema.fingerprint,
+        options,
+        row_limit,
+    )
+
+
+def _value_key(value: Any) -> Any:
+    """A hashable stand-in for a bound value or an attribute, equal only for equal values of one type."""
+    # The type as well as the value: 1, 1.0, True, '1' and Decimal('1') bind differently.
+    kind = (type(value).__module__, type(value).__qualname__)
+    if isinstance(value, (list, tuple)):
+        return (kind, tuple(_value_key(item) for item in value))
+    if isinstance(value, abc.Mapping):  # collections.abc's: typing.Mapping's check is slower
+        return (kind, _values_key(value))
+    return (kind, repr(value))
+
+
+def _values_key(values: Mapping[Any, Any]) -> tuple:
+    # Names keyed with their type too: {1: x} and {"1": x} are different attributes.
+    return tuple(sorted((_value_key(name), _value_key(value)) for name, value in values.items()))
 
 
 def _rewrite(
@@ -376,7 +491,7 @@ _MISSING = object()
 _CACHE_LOCK = threading.Lock()
 
 
-def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions, attributes: str) -> Any:
+def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions, attributes: tuple) -> Any:
     # Everything the projection depends on: the table's columns, this user's
     # rules for it in each group, their attributes and the mask salt. Editing a
     # rule changes the key, so a cached projection is never stale.
@@ -391,8 +506,8 @@ def _projection_key(user: UserContext, info: TableInfo, options: RewriteOptions,
     return (info, tuple(sorted(rules)), attributes, options.mask_salt)
 
 
-def _attributes_key(user: UserContext) -> str:
-    return repr(sorted(((str(k), repr(v)) for k, v in user.attributes.items())))
+def _attributes_key(user: UserContext) -> tuple:
+    return _values_key(user.attributes)
 
 
 def _projection_for(info: TableInfo, state: _RewriteState) -> _Projection | None:
@@ -439,10 +554,20 @@ def _projection_for(info: TableInfo, state: _RewriteState) -> _Projection | None
 
 
 def clear_caches() -> None:
-    """Forget every projection and parsed rule (for tests and the cold benchmark)."""
+    """Forget every rewritten statement, projection and parsed rule (for tests and the cold benchmark)."""
+    clear_statement_cache()
     with _CACHE_LOCK:
         _PROJECTION_CACHE.clear()
     clear_rule_caches()
+
+
+def clear_statement_cache() -> None:
+    """Forget rewritten statements only: the next rewrite of each is built again from the
+    cached projections and rule checks (the benchmark's "warm, new statements")."""
+    global _statement_cache_chars
+    with _CACHE_LOCK:
+        _STATEMENT_CACHE.clear()
+        _statement_cache_chars = 0
 
 
 def _projection_select(access: TableAccess, build: _BuildState) -> exp.Select:

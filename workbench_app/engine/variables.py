@@ -10,8 +10,11 @@ named parameter (``$wbv_<nonce>_<name>``) and the value travels beside the
 statement. A ``list`` value (a non-empty JSON array of text, or of numbers) is
 bound as one DuckDB list parameter: write ``list_contains({{x}}, col)`` or
 ``col IN (SELECT unnest({{x}}))``. An invalid value's refusal carries
-``{"variable": name}`` in its details. The nonce is random per call, so a user cannot write a parameter
-name of their own that happens to match one of ours.
+``{"variable": name}`` in its details. The nonce is a keyed hash of the template (the key random
+per process), so a user cannot write a parameter name of their own that happens to match one of
+ours: the name depends on the very text they would write it in. It is the same for every binding
+of one template, so the permission rewrite's statement cache serves a card run again with the
+same values.
 
 Placeholders inside string literals, quoted identifiers and comments are left
 alone: ``'{{x}}'`` is the literal text ``{{x}}``. ``[[`` opens an optional
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import hashlib
+import hmac
 import math
 import re
 import secrets
@@ -253,6 +258,17 @@ def _finite(number: float) -> float:
     return number
 
 
+#: Key of the parameter names' nonce: random per process, never leaves it.
+_NONCE_KEY = secrets.token_bytes(32)
+
+
+def _template_nonce(sql: str) -> str:
+    # Not random per call: equal templates bind to equal text, which the rewrite's
+    # statement cache can recognise. Unguessable all the same, and a text that
+    # names a parameter changes its own nonce.
+    return hmac.new(_NONCE_KEY, sql.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:8]
+
+
 def bind_variables(
     sql: str,
     declarations: Mapping[str, str] | None = None,
@@ -272,7 +288,7 @@ def bind_variables(
     for name in values:
         if name not in declarations:
             raise _refused(name, f"Unknown variable {name!r}.")
-    nonce = secrets.token_hex(4)
+    nonce = _template_nonce(sql)
     parameters: dict[str, Any] = {}
     out: list[str] = []
     clause: list[str] | None = None
