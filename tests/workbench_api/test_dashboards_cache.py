@@ -63,3 +63,22 @@ def test_a_ttl_of_zero_caches_nothing_and_a_negative_one_is_refused(admin, eu_an
     assert _counts(admin, dashboard["dashboard_id"])["misses"] == 0
     bad = admin.put(f"/dashboards/{dashboard['dashboard_id']}", {"cache_ttl_seconds": -1})
     assert bad.status_code == 400 and bad.get_json()["error"]["details"]["field"] == "cache_ttl_seconds"
+
+
+def test_a_card_fed_by_a_variable_finds_its_entry_in_every_worker(admin, monkeypatch):
+    """A bound variable's parameter name carries a nonce keyed per worker process: the cache key
+    leaves it out, so the entry one worker stored is a hit in the next (and other values miss)."""
+    from workbench_app.engine import variables
+
+    question = ok(admin.post("/questions", {"name": "Views in", "variables": {"country": "text"},
+                                            "sql": "SELECT count(*) AS n FROM page_views WHERE country = {{country}}"}),
+                  201)
+    dashboard = ok(admin.post("/dashboards", {
+        "name": "By country", "cards": [{"key": "a", "question_id": question["question_id"]}],
+        "filters": [{"name": "Country", "type": "text", "links": [{"card": "a", "variable": "country"}]}]}), 201)
+    run = f"/dashboards/{dashboard['dashboard_id']}/cards/{dashboard['cards'][0]['card_id']}/run"
+    assert ok(admin.post(run, {"filters": {"Country": "US"}}))["cached"] is False
+    monkeypatch.setattr(variables, "_NONCE_KEY", b"another worker's key".ljust(32, b"."))
+    again = ok(admin.post(run, {"filters": {"Country": "US"}}))
+    assert again["cached"] is True
+    assert ok(admin.post(run, {"filters": {"Country": "ES"}}))["cached"] is False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, Callable, Mapping
 
 import psycopg
@@ -23,6 +24,19 @@ from workbench_app.query_runner import open_session
 from workbench_app.services import WorkbenchServices
 
 
+# A bound variable's parameter is `$wbv_<nonce>_<name>` (engine/variables.py), its nonce keyed per
+# worker process: left in, the same card with the same values would have another key in each worker.
+_PARAMETER_NONCE = re.compile(r"^wbv_[0-9a-f]{8}_")
+
+
+def _without_nonces(material: str, parameters: Mapping[str, Any]) -> str:
+    """The key's material with the nonces of this statement's own parameters taken out (only those:
+    the same letters written in the statement's text by hand stay, and a nonce is unguessable)."""
+    for nonce in {found.group() for name in parameters if (found := _PARAMETER_NONCE.match(name))}:
+        material = material.replace(nonce, "wbv_")
+    return material
+
+
 def statement_key(services: WorkbenchServices, identity: Identity, sql: str, variable_types: Mapping[str, str],
                   variables: Mapping[str, Any], row_limit: int | None) -> tuple[str, list[str]] | None:
     """(key, tables read) of the statement as it would run for `identity`; None when it is refused
@@ -33,7 +47,8 @@ def statement_key(services: WorkbenchServices, identity: Identity, sql: str, var
                                            row_limit=row_limit)
     except EngineError:
         return None
-    material = json.dumps([rewritten.sql, rewritten.parameters, row_limit], sort_keys=True, default=str)
+    material = _without_nonces(json.dumps([rewritten.sql, rewritten.parameters, row_limit], sort_keys=True,
+                                          default=str), rewritten.parameters)
     tables = sorted({".".join(table.key) for table in rewritten.tables})
     return hashlib.sha256(material.encode()).hexdigest(), tables
 

@@ -2,6 +2,7 @@
 // beside the session and the page's code when a dashboard's address is opened (App.tsx).
 import type { QueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
+import { LazyChartView } from "../charts/lazyChartView";
 import { dashboardThemeQuery } from "../themes/useEffectiveTheme";
 import type { Dashboard } from "./dashboardDraft";
 
@@ -16,6 +17,7 @@ export const dashboardQuery = (dashboardId: number) => ({
 
 export function prefetchDashboard(queryClient: QueryClient, dashboardId: number): void {
   if (!Number.isInteger(dashboardId)) return;
+  void LazyChartView.preload(); // the largest download, needed as soon as the first card answers
   void queryClient.prefetchQuery(dashboardQuery(dashboardId));
   void queryClient.prefetchQuery(dashboardThemeQuery(dashboardId));
 }
