@@ -51,7 +51,6 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
                             ("403", "Not allowed"), ("404", "Not found"), ("409", "Conflict"),
                             ("503", "Database or source unavailable")):
         responses[status] = {"description": meaning, "content": {"application/json": {"schema": _ERROR}}}
-    responses["414"] = _URI_TOO_LONG
     operation: dict[str, Any] = {"summary": summary, "tags": [tag], "responses": responses,
                                  "operationId": summary.lower().replace(" ", "_").replace("'", "")}
     parameters = [{"name": name, "in": "path", "required": True, "schema": _ID} for name in params]
@@ -488,6 +487,15 @@ def _paths() -> dict[str, Any]:
     }
 
 
+def _with_uri_too_long(paths: dict[str, Any]) -> dict[str, Any]:
+    """Every operation may get the HTTP server's 414, whichever module described it."""
+    for operations in paths.values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:  # not a path-level list
+                operation["responses"].setdefault("414", _URI_TOO_LONG)
+    return paths
+
+
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -496,7 +504,7 @@ def document() -> dict[str, Any]:
                                 "Every statement runs under the token owner's permissions."},
         "servers": [{"url": "/api/v1"}],
         "security": [{"bearer": []}, {"session": [], "csrf": []}],
-        "paths": _paths(),
+        "paths": _with_uri_too_long(_paths()),
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer",

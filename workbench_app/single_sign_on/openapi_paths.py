@@ -35,7 +35,6 @@ SCHEMAS: dict[str, Any] = {
 
 
 def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:
-    from workbench_app.api.openapi import _URI_TOO_LONG  # at call time: that module imports this one
     return {"summary": summary, "tags": ["accounts"], "security": [],
             "operationId": summary.lower().replace(" ", "_"),
             "parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
@@ -43,8 +42,7 @@ def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:
             "responses": {"303": {**_REDIRECT, "description": _REDIRECT["description"] + (
                 ": to the provider, or back to /sign-in?sso_error=<code> when it cannot be reached")},
                 "400": {"description": "A query parameter given twice",
-                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-                "414": _URI_TOO_LONG}}
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
 
 
 def paths(op, also, body) -> dict[str, Any]:
