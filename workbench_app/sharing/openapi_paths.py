@@ -20,6 +20,8 @@ _EMBED_TOKEN = {"name": "X-Embed-Token", "in": "header", "required": True,
 _LINK = {"name": "link_token", "in": "path", "required": True,
          "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,100}$"},
          "description": "The public link's secret, from its address /public/<link_token>."}
+_FILTER_ID = {"name": "filter_id", "in": "path", "required": True, "schema": _ID}
+_SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing this (case-insensitive)."}
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
 
 
@@ -113,6 +115,14 @@ def paths(op, also, body) -> dict[str, Any]:
             op, also, "Print an embedded dashboard as PDF",
             pdf_said + " The token needs the permission `download_pdf`.", "sharing"),
             [_EMBED_TOKEN], embed, no_pdf, also=also)},
+        "/public/{link_token}/filters/{filter_id}/values": {"get": _shared(
+            op("A one-of filter's values through a public link (at most 200)", "sharing",
+               result=_ref("FilterValues"), query={"search": _SEARCH}),
+            [_LINK, _FILTER_ID], public, _RATE, also=also)},
+        "/embed/filters/{filter_id}/values": {"get": _shared(
+            op("A one-of filter's values in an embedded dashboard (at most 200)", "sharing",
+               result=_ref("FilterValues"), query={"search": _SEARCH}),
+            [_EMBED_TOKEN, _FILTER_ID], embed, also=also)},
         "/embed/dashboard": {"get": _shared(op("Open an embedded dashboard", "sharing",
                                                result=_ref("SharedDashboard")), [_EMBED_TOKEN], embed, also=also)},
         "/embed/cards/{card_id}/run": {"post": _shared(

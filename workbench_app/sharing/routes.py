@@ -19,8 +19,9 @@ EMBED_HEADER = "X-Embed-Token"
 # Reached without a session or an API token (workbench_app/api/authentication.py lets them through).
 PUBLIC_ENDPOINTS = frozenset({
     "api_v1.sharing.public_dashboard", "api_v1.sharing.run_public_card", "api_v1.sharing.public_card_csv",
-    "api_v1.sharing.public_pdf", "api_v1.sharing.embed_dashboard", "api_v1.sharing.run_embed_card",
-    "api_v1.sharing.embed_card_csv", "api_v1.sharing.embed_pdf"})
+    "api_v1.sharing.public_pdf", "api_v1.sharing.public_filter_values", "api_v1.sharing.embed_dashboard",
+    "api_v1.sharing.run_embed_card", "api_v1.sharing.embed_card_csv", "api_v1.sharing.embed_pdf",
+    "api_v1.sharing.embed_filter_values"})
 
 
 def _link_token(value: str) -> str:
@@ -136,6 +137,13 @@ def public_card_csv(link_token, card_id):
     return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
 
 
+@blueprint.get("/public/<link_token>/filters/<filter_id>/values")
+def public_filter_values(link_token, filter_id):
+    view = _public_view(link_token)
+    return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
+                                             check.query_text(request.args, "search")))
+
+
 @blueprint.get("/public/<link_token>/pdf")
 def public_pdf(link_token):
     view = _public_view(link_token)
@@ -169,3 +177,10 @@ def embed_pdf():
     view = _embed_view()
     orientation, filters = requested_orientation(), requested_filters()
     return pdf_response(shared_pdf(services(), view, filters, orientation), view.dashboard_id)
+
+
+@blueprint.get("/embed/filters/<filter_id>/values")
+def embed_filter_values(filter_id):
+    view = _embed_view()
+    return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
+                                             check.query_text(request.args, "search")))

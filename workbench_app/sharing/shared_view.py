@@ -1,7 +1,7 @@
 """Who runs a shared dashboard, which dashboard, and which filters a caller may set.
 
 `resolve` is the one check behind every call of a public link or a signed embed (the page, the
-dashboard, each card run, each CSV; a PDF of a shared dashboard reuses it): a public link runs
+dashboard, each card run, each CSV, each one-of filter's values; a PDF of a shared dashboard reuses it): a public link runs
 under its creator's rights as they are now, with the filters chosen at creation; an embed token
 runs as its secret's account, in the secret's group, with the token's attributes, on the one
 dashboard it names, with every filter of that dashboard. Whether the view may be printed as PDF
@@ -85,6 +85,15 @@ def run_card(services: WorkbenchServices, view: SharedView, card_id: int, filter
     # Filters the link did not open keep their defaults.
     return dashboards.run_card(services, view.identity, view.dashboard_id, card_id, filter_values,
                                origin=HISTORY_ORIGIN, row_limit=row_limit)
+
+
+def filter_values(services: WorkbenchServices, view: SharedView, filter_id: int, search: str | None) -> dict[str, Any]:
+    """A one-of filter's values under the view's identity (its row filters apply), for a filter the
+    view may set: a public link lists the values of the filters it opens only."""
+    with services.transaction() as conn:
+        check_settable(conn, view, {str(filter_id): None})
+    return dashboards.filter_values_list(services, view.identity, view.dashboard_id, filter_id, search,
+                                         origin=HISTORY_ORIGIN)
 
 
 def card_csv(services: WorkbenchServices, view: SharedView, card_id: int, filter_values: dict[str, Any]) -> Response:
