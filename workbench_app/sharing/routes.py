@@ -3,15 +3,14 @@
 link's secret is in the path, an embed token in the `X-Embed-Token` header, checked on every call."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import instance_settings
 from workbench_app.api.authentication import identity, json_body, require_admin, services
 from workbench_app.errors import WorkbenchError, not_found
 from workbench_app.printing.pdf_request import pdf_response, requested_filters, requested_orientation
-from workbench_app.sharing import embedding_secrets, public_links, shared_view
-from workbench_app.sharing.request_throttle import PerMinuteLimit
+from workbench_app.sharing import embedding_secrets, public_links, request_throttle, shared_view
 from workbench_app.sharing.shared_pdf import shared_pdf
 
 blueprint = Blueprint("sharing", __name__)
@@ -35,9 +34,9 @@ def _public_view(link_token: str) -> shared_view.SharedView:
     workbench = services()
     with workbench.transaction() as conn:
         view = shared_view.resolve(conn, workbench.settings, link_secret=_link_token(link_token))
-        limit = instance_settings.sharing(conn)["public_link_requests_per_minute"]
-    throttle = current_app.extensions.setdefault("public_link_throttle", PerMinuteLimit())
-    wait = throttle.retry_after(view.link_id, limit)
+        # Counted in the database: every worker shares the link's minute.
+        wait = request_throttle.retry_after(
+            conn, view.link_id, instance_settings.sharing(conn)["public_link_requests_per_minute"])
     if wait:
         raise WorkbenchError(429, "rate_limited",
                              f"This shared dashboard is asked too often: try again in {wait} seconds.",
