@@ -100,7 +100,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users */
+        /**
+         * List users
+         * @description People only: the accounts that embedding secrets run as are not listed.
+         */
         get: operations["list_users"];
         put?: never;
         /** Create a user */
@@ -3422,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3526,7 +3529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4756,7 +4759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +4847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
