@@ -106,3 +106,17 @@ def test_a_one_of_filter_on_a_public_page_loads_its_values_through_the_link(brow
         expect(region).to_contain_text("Organic Search", timeout=30_000)
     finally:
         context.close()
+
+
+def test_embedding_accounts_are_neither_people_nor_offered_to_view_as(page, stack, shared):  # noqa: F811
+    created = stack.ok("POST", "/embedding-secrets", json={"name": "Hidden portal", "group_id": shared["group_id"]})
+    kid = created["embedding_secret"]["kid"]
+    sign_in(page, path="/admin/people")
+    expect(page.get_by_role("heading", name="People", exact=True)).to_be_visible()
+    expect(page.get_by_text(ANALYST).first).to_be_visible()
+    expect(page.get_by_text(f"{kid}@embedding.invalid")).to_have_count(0)
+    expect(page.get_by_text("Embedding: Hidden portal")).to_have_count(0)
+    page.goto("/admin/groups")
+    picker = page.get_by_label("Person", exact=True)
+    expect(picker.locator("option", has_text=ANALYST)).to_have_count(1)
+    expect(picker.locator("option", has_text="embedding.invalid")).to_have_count(0)
