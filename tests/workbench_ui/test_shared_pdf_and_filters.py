@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 from pypdf import PdfReader
 
-from tests.workbench_ui.conftest import ANALYST, PASSWORD, sign_in
+from tests.workbench_ui.conftest import ANALYST, LANGUAGES, PASSWORD, check_accessibility, sign_in
 from tests.workbench_ui.test_sharing import DASHBOARD, card, fresh_page, shared  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -120,3 +120,29 @@ def test_embedding_accounts_are_neither_people_nor_offered_to_view_as(page, stac
     picker = page.get_by_label("Person", exact=True)
     expect(picker.locator("option", has_text=ANALYST)).to_have_count(1)
     expect(picker.locator("option", has_text="embedding.invalid")).to_have_count(0)
+
+
+VALUES_OF = {"en": "Values of Channel", "fr": "Valeurs de Channel", "es": "Valores de Channel"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_public_page_with_pdf_and_a_one_of_filter_passes_axe(browser, stack, language):
+    stack.ok("PATCH", "/settings", json={"public_sharing": True})
+    question = stack.ok("POST", "/questions", json={
+        "name": f"Channels ({language})", "sql": "SELECT channel, count(*) AS visits FROM visits GROUP BY 1 ORDER BY 1",
+        "visualization": {"kind": "table", "y": []}})
+    dashboard = stack.ok("POST", "/dashboards", json={
+        "name": f"Public channels ({language})", "cards": [{"key": "c", "question_id": question["question_id"]}],
+        "filters": [{"name": "Channel", "type": "one_of", "links": [{"card": "c", "column": "channel"}],
+                     "values": {"table": "warehouse.analytics.visits", "column": "channel"}}]})
+    link = stack.ok("POST", f"/dashboards/{dashboard['dashboard_id']}/public-links",
+                    json={"allowed_filters": ["Channel"], "allow_pdf": True})
+    context, visitor = fresh_page(browser, stack, language)
+    try:
+        visitor.goto(link["path"])
+        expect(visitor.get_by_role("list", name=VALUES_OF[language]).get_by_role("checkbox").first).to_be_visible(
+            timeout=30_000)
+        expect(visitor.get_by_role("button", name="PDF", exact=True)).to_be_visible()
+        check_accessibility(visitor, f"public dashboard with PDF and a one-of filter ({language})")
+    finally:
+        context.close()
