@@ -157,7 +157,7 @@ def test_the_token_s_attributes_choose_the_rows_of_the_group_s_rules(app, embedd
     assert closed.status_code == 404 and "rows" not in closed.get_json()
     shown = ok(app.test_client().get("/api/v1/embed/dashboard", headers={"X-Embed-Token": eu}))
     assert shown["dashboard_id"] == dashboard["dashboard_id"] and shown["share"] == {
-        "kind": "embed", "allowed_origins": [HOST]}
+        "kind": "embed", "allowed_origins": [HOST], "allow_pdf": False}
     wrong_type = _embed_run(app, eu, card_id, {"filters": {"Since": "x"}})
     assert wrong_type.status_code == 400 and wrong_type.get_json()["error"]["details"] == {"field": "filters.Since"}
     csv = _embed_run(app, us, card_id, kind="csv")

@@ -6,6 +6,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from workbench_app.accounts import users
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import conflict, not_found
 from workbench_app.records import audit_log
@@ -56,8 +57,7 @@ def delete_group(conn: psycopg.Connection, actor: Identity, group_id: int) -> No
 
 def add_member(conn: psycopg.Connection, actor: Identity, group_id: int, user_id: int) -> dict[str, Any]:
     get_group(conn, group_id)
-    if not conn.execute("select 1 from users where user_id = %s", (user_id,)).fetchone():
-        raise not_found("User")
+    users.refuse_embedding_account(conn, user_id)  # 404 for no account
     added = conn.execute("insert into group_members (group_id, user_id) values (%s, %s) on conflict do nothing "
                          "returning 1", (group_id, user_id)).fetchone()
     if added:
@@ -68,6 +68,7 @@ def add_member(conn: psycopg.Connection, actor: Identity, group_id: int, user_id
 
 def remove_member(conn: psycopg.Connection, actor: Identity, group_id: int, user_id: int) -> dict[str, Any]:
     get_group(conn, group_id)
+    users.refuse_embedding_account(conn, user_id)
     removed = conn.execute("delete from group_members where group_id = %s and user_id = %s returning 1",
                            (group_id, user_id)).fetchone()
     if not removed:

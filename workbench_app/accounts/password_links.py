@@ -31,7 +31,7 @@ def _digest(token: str) -> bytes:
 def issue(conn: psycopg.Connection, actor: Identity, user_id: int, purpose: str,
           valid_for: dt.timedelta = VALID_FOR) -> dict[str, Any]:
     """A new link for `user_id` (audited, without the token); the token is in this answer only."""
-    users.get_user(conn, user_id)
+    users.refuse_embedding_account(conn, user_id)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     expires_at = conn.execute(
         """insert into password_links (user_id, token_hash, purpose, expires_at, created_by)

@@ -11,7 +11,7 @@ from psycopg.types.json import Jsonb
 
 from pipelines.web_auth import passwords
 from workbench_app.accounts.identity import Identity
-from workbench_app.errors import conflict, invalid, not_found
+from workbench_app.errors import WorkbenchError, conflict, invalid, not_found
 from workbench_app.records import audit_log
 
 _EMAIL = re.compile(r"^[^@\s]{1,200}@[^@\s]{1,200}$")
@@ -64,13 +64,26 @@ def get_user(conn: psycopg.Connection, user_id: int) -> dict[str, Any]:
 
 
 def list_users(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """People: the accounts of embedding secrets are not listed (nor offered in person pickers)."""
     with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(f"select {_PUBLIC} from users order by user_id").fetchall()
+        return cur.execute(f"select {_PUBLIC} from users where kind = 'person' order by user_id").fetchall()
+
+
+def refuse_embedding_account(conn: psycopg.Connection, user_id: int) -> None:
+    """404 for no account; 403 `embedding_account` for an embedding secret's own account, which
+    changes only with its secret (its group, its revocation): an attribute, a group, a password or
+    an administrator flag given to it would change what every token of the secret reads."""
+    found = conn.execute("select kind from users where user_id = %s", (user_id,)).fetchone()
+    if found is None:
+        raise not_found("User")
+    if found[0] == "embedding":
+        raise WorkbenchError(403, "embedding_account", "This account belongs to an embedding secret: change or revoke "
+                                                       "the secret under Embedding instead.")
 
 
 def update_user(conn: psycopg.Connection, actor: Identity, user_id: int, changes: dict[str, Any]) -> dict[str, Any]:
     """Change display name, locale, administrator flag, active flag or password (audited)."""
-    get_user(conn, user_id)
+    refuse_embedding_account(conn, user_id)
     assignments, values, audited = [], [], {}
     for column in ("display_name", "locale", "is_admin", "is_active"):
         if column in changes and changes[column] is not None:
@@ -120,7 +133,7 @@ def attributes(conn: psycopg.Connection, user_id: int) -> dict[str, Any]:
 
 def set_attributes(conn: psycopg.Connection, actor: Identity, user_id: int, values: dict[str, Any]) -> dict[str, Any]:
     """Replace a user's attributes (audited: they decide what row rules let through)."""
-    get_user(conn, user_id)
+    refuse_embedding_account(conn, user_id)
     for name, value in values.items():
         if not _ATTRIBUTE_NAME.match(name):
             raise invalid("Attribute names are letters, digits and underscores.", field=name)

@@ -1,11 +1,12 @@
 """Dashboards: the object model (tabs, cards, filters linked to card fields) and card runs."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, g, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
 from workbench_app.content import dashboards, result_cache
+from workbench_app.sharing import shared_view
 
 blueprint = Blueprint("dashboards", __name__)
 
@@ -50,10 +51,20 @@ def cache_counts():
         return jsonify({"dashboards": result_cache.cache_counts(conn)})
 
 
+def _shared_print():
+    """The shared view a print ticket was issued for (a public link's or an embed's print), or None."""
+    ticket = getattr(g, "print_ticket", None)
+    return ticket.shared if ticket is not None else None
+
+
 @blueprint.get("/dashboards/<dashboard_id>")
 def get_dashboard(dashboard_id):
+    dashboard_id = check.path_id(dashboard_id, "Dashboard")
     with services().transaction() as conn:
-        return jsonify(dashboards.get_dashboard(conn, identity(), check.path_id(dashboard_id, "Dashboard")))
+        if (shared := _shared_print()) is not None:
+            # As the shared page sees it: each filter marked settable, so the print sets only those.
+            return jsonify(shared_view.shared_dashboard(conn, shared))
+        return jsonify(dashboards.get_dashboard(conn, identity(), dashboard_id))
 
 
 @blueprint.put("/dashboards/<dashboard_id>")
@@ -75,10 +86,14 @@ def delete_dashboard(dashboard_id):
 def run_card(dashboard_id, card_id):
     """Run a card with filter values keyed by filter id or name: `{"filters": {"country": "FR"}}`."""
     body = json_body(optional=True)
-    return jsonify(dashboards.run_card(services(), identity(), check.path_id(dashboard_id, "Dashboard"),
-                                       check.path_id(card_id, "Card"), check.mapping(body, "filters"),
-                                       origin=origin(), row_limit=check.integer(body, "row_limit", minimum=1,
-                                                                             maximum=1_000_000)))
+    dashboard_id, card_id = check.path_id(dashboard_id, "Dashboard"), check.path_id(card_id, "Card")
+    filters = check.mapping(body, "filters")
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    if (shared := _shared_print()) is not None:
+        # The print of a public link or an embed: the shared page's own checks, not the session's.
+        return jsonify(shared_view.run_card(services(), shared, card_id, filters, row_limit=row_limit))
+    return jsonify(dashboards.run_card(services(), identity(), dashboard_id, card_id, filters,
+                                       origin=origin(), row_limit=row_limit))
 
 
 @blueprint.get("/dashboards/<dashboard_id>/filters/<filter_id>/values")

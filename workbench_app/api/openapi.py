@@ -137,6 +137,17 @@ def _also(operation: dict[str, Any], *refusals: tuple[str, str]) -> dict[str, An
     return operation
 
 
+def _person_only(operation: dict[str, Any]) -> dict[str, Any]:
+    """A change of an account that an embedding secret's own account refuses (it changes with its secret)."""
+    return _also(operation, ("403", "forbidden, or embedding_account: the account is an embedding secret's; "
+                                    "change or revoke the secret instead"))
+
+
+def _people(operation: dict[str, Any]) -> dict[str, Any]:
+    operation["description"] = "People only: the accounts that embedding secrets run as are not listed."
+    return operation
+
+
 def _setup(operation: dict[str, Any]) -> dict[str, Any]:
     """The first-run setup's own refusals: 403 for a wrong or expired link, 410 once it is done."""
     return _also(operation, ("403", "setup_link_invalid: the link is wrong or has expired"),
@@ -323,18 +334,18 @@ def _paths() -> dict[str, Any]:
         "/me": {"get": op("Get the caller", "accounts", result=_ref("User")),
                 "patch": op("Update my profile", "accounts", result=_ref("User"), body=_body(
                     {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]}}))},
-        "/users": {"get": op("List users", "accounts", result=_ref("UserList")),
+        "/users": {"get": _people(op("List users", "accounts", result=_ref("UserList"))),
                    "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=_body(
                        {"email": _STRING, "password": _STRING, "display_name": _TEXT,
                         "is_admin": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}}, ("email",)))},
         "/users/{user_id}": {"get": op("Get a user", "accounts", params=("user_id",), result=_ref("User")),
-                             "patch": op("Update a user", "accounts", params=("user_id",), body=_body(
+                             "patch": _person_only(op("Update a user", "accounts", params=("user_id",), body=_body(
                                  {"display_name": _TEXT, "locale": {"enum": ["en", "fr", "es"]},
                                   "is_admin": {"type": "boolean"}, "is_active": {"type": "boolean"},
-                                  "password": _STRING}))},
-        "/users/{user_id}/password-link": {"post": op(
+                                  "password": _STRING})))},
+        "/users/{user_id}/password-link": {"post": _person_only(op(
             "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
-            body=_body({"purpose": {"enum": ["invite", "reset"], "description": "reset when left out"}}))},
+            body=_body({"purpose": {"enum": ["invite", "reset"], "description": "reset when left out"}})))},
         "/password-link/check": {"post": _also(op(
             "Check a password link", "accounts", public=True, result=_object({"email": _STR, "purpose": {
                 "enum": ["invite", "reset"]}}), body=_body({"token": _STRING}, ("token",))), _LINK_REFUSED, _JSON_ONLY)},
@@ -342,8 +353,9 @@ def _paths() -> dict[str, Any]:
             "Set a password with a link", "accounts", ok=201, public=True, result=_ref("Session"),
             body=_body({"token": _STRING, "password": {**_STRING, "minLength": 10}}, ("token", "password"))),
             _LINK_REFUSED, _JSON_ONLY)},
-        "/users/{user_id}/attributes": {"put": op("Set a user's attributes", "accounts", params=("user_id",),
-                                                  body=_body({"attributes": _ATTRIBUTES}, ("attributes",)))},
+        "/users/{user_id}/attributes": {"put": _person_only(op(
+            "Set a user's attributes", "accounts", params=("user_id",),
+            body=_body({"attributes": _ATTRIBUTES}, ("attributes",))))},
         "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query={"all": {
                         "type": "boolean", "description": "Administrators: everyone's tokens, with owner_email."}}),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=_body({"name": _TEXT}))},
@@ -357,8 +369,8 @@ def _paths() -> dict[str, Any]:
         "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
-            "put": op("Add a member", "permissions", params=("group_id", "user_id")),
-            "delete": op("Remove a member", "permissions", params=("group_id", "user_id"))},
+            "put": _person_only(op("Add a member", "permissions", params=("group_id", "user_id"))),
+            "delete": _person_only(op("Remove a member", "permissions", params=("group_id", "user_id")))},
         "/groups/{group_id}/permissions": {"get": op("Get a group's permissions", "permissions", params=("group_id",))},
         "/groups/{group_id}/catalogs": {"put": op("Set a group's catalogs", "permissions", params=("group_id",),
                                                   body=_body({"catalogs": {"type": "array", "maxItems": 500, "items": {

@@ -5,7 +5,7 @@ and prints it with `page.pdf`. The headless page never touches the network: ever
 is answered in-process by this same application (so there is no address to reach, no Host header to
 trust, and nothing of the page can go elsewhere), the API's with a print ticket that acts as the
 person for this one dashboard. Sharing and embedding call the same function with the identity the
-link runs under.
+link runs under and their shared view (`shared`), which the ticket carries.
 """
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ def applied_filters(dashboard: dict[str, Any], values: dict[str, Any]) -> list[t
 
 
 def render_dashboard_pdf(identity: Identity, dashboard_id: int, filters: dict[str, str],
-                         theme: dict[str, Any]) -> bytes:
-    """The PDF of a dashboard as `identity` sees it, with filter values by filter id and a resolved theme."""
+                         theme: dict[str, Any], shared: Any = None) -> bytes:
+    """The PDF of a dashboard as `identity` sees it, with filter values by filter id and a resolved theme;
+    `shared`: the shared view (public link or embed) it is printed for, whose limits the ticket keeps."""
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     workbench = app.extensions["workbench"]
     with workbench.transaction() as conn:
@@ -75,7 +76,7 @@ def render_dashboard_pdf(identity: Identity, dashboard_id: int, filters: dict[st
     header = header_template(layout, dashboard["name"], applied)
     footer = footer_template(layout, printed_at)
     with slots.slot():
-        secret = tickets.issue(identity, dashboard_id, theme)
+        secret = tickets.issue(identity, dashboard_id, theme, shared)
         try:
             # In a thread of its own: Playwright's sync API refuses a thread where an asyncio loop
             # runs (a process that already drives a browser, as the test suite does, or an async server).

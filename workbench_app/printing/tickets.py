@@ -4,7 +4,9 @@ The person's session never leaves their browser. For one print the server issues
 bound to the person, the dashboard and the theme, adds it to the requests of its own headless page
 (which never reach the network: dashboard_pdf answers them in-process) and revokes it when the
 print ends; it also expires after a minute. A ticket opens only the few reads the print page makes,
-of that one dashboard.
+of that one dashboard. A ticket of a shared dashboard's print (a public link, an embed) carries its
+shared view: its card runs go through the same checks as the shared page's (only the filters the
+link opens), so the ticket never reaches further than the link or the token it was issued for.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class PrintTicket:
     dashboard_id: int
     theme: dict[str, Any]
     expires_at: float
+    shared: Any = None  # the sharing.shared_view.SharedView it prints, or None for a person's own print
 
 
 _tickets: dict[str, PrintTicket] = {}
@@ -42,14 +45,14 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def issue(identity: Identity, dashboard_id: int, theme: dict[str, Any]) -> str:
+def issue(identity: Identity, dashboard_id: int, theme: dict[str, Any], shared: Any = None) -> str:
     """A new ticket's secret (kept only as a digest here)."""
     secret = secrets.token_urlsafe(32)
     now = time.monotonic()
     with _lock:
         for key in [key for key, ticket in _tickets.items() if ticket.expires_at <= now]:
             del _tickets[key]
-        _tickets[_digest(secret)] = PrintTicket(identity, dashboard_id, theme, now + LIFETIME_SECONDS)
+        _tickets[_digest(secret)] = PrintTicket(identity, dashboard_id, theme, now + LIFETIME_SECONDS, shared)
     return secret
 
 

@@ -4,8 +4,13 @@ Checked on every call of the embed page (the page, the dashboard, each card run,
 header says `alg: HS256` and names a live secret in `kid`; the signature matches that secret;
 `exp` is present, not past, and at most the installation's longest lifetime ahead;
 `resource.dashboard` is a dashboard id; `user.id` is a string and `user.attributes` an object of
-attributes, which take the place of stored ones in the secret's group's row filters. Any failure
-is a 401 that says what is wrong and gives no data.
+attributes, which take the place of stored ones in the secret's group's row filters; the optional
+`permissions` lists what the viewer may do beyond viewing (`download_pdf`). Any failure is a 401
+that says what is wrong and gives no data.
+
+Permissions are signed into each token, per viewer, as the signed embeds of the best-known BI tools
+do: the customer's backend, which knows its own people, decides who may download, and a token
+without the claim only views. The embedding secret stays a key, not a policy.
 """
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ ALGORITHM = "HS256"
 _ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _SCALAR = (str, int, float, bool)
 MAX_TOKEN_LENGTH = 8000
+DOWNLOAD_PDF = "download_pdf"
+PERMISSIONS = frozenset({DOWNLOAD_PDF})
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ class EmbedClaims:
     attributes: dict[str, Any]
     expires_at: int
     allowed_origins: tuple[str, ...]
+    permissions: frozenset[str] = frozenset()
 
 
 INVALID, EXPIRED = "embed_token_invalid", "embed_token_expired"
@@ -70,6 +78,16 @@ def _attributes(user: Any) -> tuple[str, dict[str, Any]]:
         raise WorkbenchError(401, INVALID, "The embed token needs user.id (a string) and user.attributes (an object of texts, "
                       "numbers, booleans or lists of them).")
     return user["id"], dict(attributes)
+
+
+def _permissions(claims: dict[str, Any]) -> frozenset[str]:
+    """The token's `permissions`; an unknown one is refused rather than ignored (a typo must not
+    silently take away, nor seem to give, a right)."""
+    value = claims.get("permissions", [])
+    if not isinstance(value, list) or not all(isinstance(item, str) and item in PERMISSIONS for item in value):
+        raise WorkbenchError(401, INVALID, "The embed token's permissions is a list of: {0}.".format(
+            ", ".join(sorted(PERMISSIONS))))
+    return frozenset(value)
 
 
 def verify(conn: psycopg.Connection, settings: Settings, token: str | None) -> EmbedClaims:
@@ -110,4 +128,5 @@ def verify(conn: psycopg.Connection, settings: Settings, token: str | None) -> E
         raise WorkbenchError(401, INVALID, "The embed token needs resource.dashboard (a dashboard id).")
     user_id, attributes = _attributes(claims.get("user"))
     return EmbedClaims(kid, record["secret_id"], record["group_id"], record["account_id"], record["account_email"],
-                       dashboard_id, user_id, attributes, claims["exp"], tuple(record["allowed_origins"]))
+                       dashboard_id, user_id, attributes, claims["exp"], tuple(record["allowed_origins"]),
+                       _permissions(claims))

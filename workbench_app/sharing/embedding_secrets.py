@@ -4,7 +4,8 @@ An administrator creates one per embedding customer (several at once for rotatio
 group whose rules decide what its tokens read, and names the host origins that may frame the
 embed. The secret is shown once and sealed at rest with AES-256-GCM (as source passwords, with a
 key derived for this use only and bound to the secret's `kid`). Each secret runs as its own
-account, member of the group only, without a password; revoking it stops its tokens at once.
+account (kind `embedding`: not among the People, not changed through the users API), member of the
+group only, without a password; revoking it stops its tokens at once.
 """
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def create_secret(conn: psycopg.Connection, settings: Settings, actor: Identity,
     kid = "emb_" + secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
     account_id = conn.execute(
-        "insert into users (email, display_name, password_hash) values (%s, %s, null) returning user_id",
+        "insert into users (email, display_name, password_hash, kind) values (%s, %s, null, 'embedding') "
+        "returning user_id",
         (f"{kid}@embedding.invalid", f"Embedding: {name}"[:200])).fetchone()[0]
     conn.execute("insert into group_members (group_id, user_id) values (%s, %s)", (group_id, account_id))
     secret_id = conn.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.accounts.instance_settings import SHARING_LIMITS
+from workbench_app.printing.openapi_paths import pdf_operation
 
 _INT = {"type": "integer"}
 _STR = {"type": "string"}
@@ -19,6 +20,8 @@ _EMBED_TOKEN = {"name": "X-Embed-Token", "in": "header", "required": True,
 _LINK = {"name": "link_token", "in": "path", "required": True,
          "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,100}$"},
          "description": "The public link's secret, from its address /public/<link_token>."}
+_FILTER_ID = {"name": "filter_id", "in": "path", "required": True, "schema": _ID}
+_SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing this (case-insensitive)."}
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
 
 
@@ -38,8 +41,9 @@ SETTINGS_FIELDS: dict[str, Any] = {
 }
 
 SCHEMAS: dict[str, Any] = {
-    "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS, "created_by": _INT,
-                           "created_at": _STAMP, "revoked_at": _NULL_STAMP}),
+    "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS,
+                           "allow_pdf": {"type": "boolean"}, "created_by": _INT, "created_at": _STAMP,
+                           "revoked_at": _NULL_STAMP}),
     "PublicLinkList": _object({"public_sharing": {"type": "boolean"},
                                "links": {"type": "array", "items": _ref("PublicLink")}}),
     "NewPublicLink": _object({"link": _ref("PublicLink"), "secret": _STR, "path": _STR}),
@@ -51,7 +55,8 @@ SCHEMAS: dict[str, Any] = {
         **_STR, "description": "The HS256 signing secret: shown this once."}}),
     "SharedDashboard": {"type": "object", "required": ["dashboard_id", "name", "cards", "filters", "share"],
                         "properties": {"dashboard_id": _INT, "name": _STR, "share": _object({
-                            "kind": {"enum": ["public_link", "embed"]}, "allowed_origins": _STRINGS})},
+                            "kind": {"enum": ["public_link", "embed"]}, "allowed_origins": _STRINGS,
+                            "allow_pdf": {"type": "boolean", "description": "Whether the PDF endpoint answers."}})},
                         "additionalProperties": True},
 }
 
@@ -69,12 +74,17 @@ def paths(op, also, body) -> dict[str, Any]:
     public = ("404", "not_found: the link is unknown, revoked, or public sharing is off")
     embed = ("401", "embed_token_invalid or embed_token_expired: no data")
     run, csv = "Run a card", "Download a card as CSV"
+    no_pdf = ("403", "pdf_not_allowed: the link or the token does not offer the dashboard as PDF")
+    pdf_said = ("The shared dashboard on A4 pages, printed under the share's rights, with the theme that applies to "
+                "the dashboard.")
     return {
         "/dashboards/{dashboard_id}/public-links": {
             "get": op("List a dashboard's public links", "sharing", params=("dashboard_id",),
                       result=_ref("PublicLinkList")),
             "post": also(op("Create a public link", "sharing", ok=201, params=("dashboard_id",),
-                            result=_ref("NewPublicLink"), body=body({"allowed_filters": _STRINGS})),
+                            result=_ref("NewPublicLink"), body=body({"allowed_filters": _STRINGS, "allow_pdf": {
+                                "type": "boolean", "default": False,
+                                "description": "Whether the link offers the dashboard as PDF."}})),
                          ("403", "forbidden: public sharing is off, or the caller may not change the dashboard"))},
         "/dashboards/{dashboard_id}/public-links/{link_id}": {
             "delete": op("Revoke a public link", "sharing", ok=204, params=("dashboard_id", "link_id"))},
@@ -98,6 +108,21 @@ def paths(op, also, body) -> dict[str, Any]:
         "/public/{link_token}/cards/{card_id}/csv": {"post": _shared(
             {**(operation := op(f"{csv} of a public link", "sharing", body=filters_body)),
              "responses": {**operation["responses"], "200": _CSV}}, [_LINK, card], public, _RATE, also=also)},
+        "/public/{link_token}/pdf": {"get": _shared(pdf_operation(
+            op, also, "Print a public link as PDF", pdf_said + " Only the filters the link opens may be set.",
+            "sharing"), [_LINK], public, no_pdf, _RATE, also=also)},
+        "/embed/pdf": {"get": _shared(pdf_operation(
+            op, also, "Print an embedded dashboard as PDF",
+            pdf_said + " The token needs the permission `download_pdf`.", "sharing"),
+            [_EMBED_TOKEN], embed, no_pdf, also=also)},
+        "/public/{link_token}/filters/{filter_id}/values": {"get": _shared(
+            op("A one-of filter's values through a public link (at most 200)", "sharing",
+               result=_ref("FilterValues"), query={"search": _SEARCH}),
+            [_LINK, _FILTER_ID], public, _RATE, also=also)},
+        "/embed/filters/{filter_id}/values": {"get": _shared(
+            op("A one-of filter's values in an embedded dashboard (at most 200)", "sharing",
+               result=_ref("FilterValues"), query={"search": _SEARCH}),
+            [_EMBED_TOKEN, _FILTER_ID], embed, also=also)},
         "/embed/dashboard": {"get": _shared(op("Open an embedded dashboard", "sharing",
                                                result=_ref("SharedDashboard")), [_EMBED_TOKEN], embed, also=also)},
         "/embed/cards/{card_id}/run": {"post": _shared(

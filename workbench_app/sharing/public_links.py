@@ -19,7 +19,7 @@ from workbench_app.content import dashboards
 from workbench_app.errors import forbidden, invalid, not_found
 from workbench_app.records import audit_log
 
-_PUBLIC = "link_id, dashboard_id, allowed_filters, created_by, created_at, revoked_at"
+_PUBLIC = "link_id, dashboard_id, allowed_filters, allow_pdf, created_by, created_at, revoked_at"
 
 
 def secret_sha256(secret: str) -> str:
@@ -27,7 +27,7 @@ def secret_sha256(secret: str) -> str:
 
 
 def create_link(conn: psycopg.Connection, actor: Identity, dashboard_id: int,
-                allowed_filters: list[str]) -> tuple[dict[str, Any], str]:
+                allowed_filters: list[str], allow_pdf: bool = False) -> tuple[dict[str, Any], str]:
     """(link, secret): the secret goes into the address `/public/<secret>` and is never shown again."""
     if not instance_settings.sharing(conn)["public_sharing"]:
         raise forbidden("Public sharing is off for this installation: an administrator may turn it on in Settings.")
@@ -43,11 +43,12 @@ def create_link(conn: psycopg.Connection, actor: Identity, dashboard_id: int,
             chosen.append(name)
     secret = secrets.token_urlsafe(32)
     with conn.cursor(row_factory=dict_row) as cur:
-        link = cur.execute(f"""insert into public_links (dashboard_id, secret_sha256, allowed_filters, created_by)
-                               values (%s, %s, %s, %s) returning {_PUBLIC}""",
-                           (dashboard_id, secret_sha256(secret), chosen, actor.user_id)).fetchone()
+        link = cur.execute(f"""insert into public_links (dashboard_id, secret_sha256, allowed_filters, allow_pdf,
+                                                         created_by)
+                               values (%s, %s, %s, %s, %s) returning {_PUBLIC}""",
+                           (dashboard_id, secret_sha256(secret), chosen, allow_pdf, actor.user_id)).fetchone()
     audit_log.record(conn, actor.user_id, actor.actor, "share.public_link_created", f"dashboard:{dashboard_id}",
-                     {"link_id": link["link_id"], "allowed_filters": chosen})
+                     {"link_id": link["link_id"], "allowed_filters": chosen, "allow_pdf": allow_pdf})
     return link, secret
 
 
@@ -78,7 +79,7 @@ def find_link(conn: psycopg.Connection, secret: str) -> dict[str, Any] | None:
         return None
     with conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(
-            """select l.link_id, l.dashboard_id, l.allowed_filters, u.user_id, u.email, u.is_admin, u.locale
+            """select l.link_id, l.dashboard_id, l.allowed_filters, l.allow_pdf, u.user_id, u.email, u.is_admin, u.locale
                from public_links l join users u on u.user_id = l.created_by
                where l.secret_sha256 = %s and l.revoked_at is null and u.is_active""",
             (secret_sha256(secret),)).fetchone()

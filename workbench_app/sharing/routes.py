@@ -3,21 +3,24 @@
 link's secret is in the path, an embed token in the `X-Embed-Token` header, checked on every call."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import instance_settings
 from workbench_app.api.authentication import identity, json_body, require_admin, services
 from workbench_app.errors import WorkbenchError, not_found
-from workbench_app.sharing import embedding_secrets, public_links, shared_view
-from workbench_app.sharing.request_throttle import PerMinuteLimit
+from workbench_app.printing.pdf_request import pdf_response, requested_filters, requested_orientation
+from workbench_app.sharing import embedding_secrets, public_links, request_throttle, shared_view
+from workbench_app.sharing.shared_pdf import shared_pdf
 
 blueprint = Blueprint("sharing", __name__)
 EMBED_HEADER = "X-Embed-Token"
 # Reached without a session or an API token (workbench_app/api/authentication.py lets them through).
 PUBLIC_ENDPOINTS = frozenset({
     "api_v1.sharing.public_dashboard", "api_v1.sharing.run_public_card", "api_v1.sharing.public_card_csv",
-    "api_v1.sharing.embed_dashboard", "api_v1.sharing.run_embed_card", "api_v1.sharing.embed_card_csv"})
+    "api_v1.sharing.public_pdf", "api_v1.sharing.public_filter_values", "api_v1.sharing.embed_dashboard",
+    "api_v1.sharing.run_embed_card", "api_v1.sharing.embed_card_csv", "api_v1.sharing.embed_pdf",
+    "api_v1.sharing.embed_filter_values"})
 
 
 def _link_token(value: str) -> str:
@@ -31,9 +34,9 @@ def _public_view(link_token: str) -> shared_view.SharedView:
     workbench = services()
     with workbench.transaction() as conn:
         view = shared_view.resolve(conn, workbench.settings, link_secret=_link_token(link_token))
-        limit = instance_settings.sharing(conn)["public_link_requests_per_minute"]
-    throttle = current_app.extensions.setdefault("public_link_throttle", PerMinuteLimit())
-    wait = throttle.retry_after(view.link_id, limit)
+        # Counted in the database: every worker shares the link's minute.
+        wait = request_throttle.retry_after(
+            conn, view.link_id, instance_settings.sharing(conn)["public_link_requests_per_minute"])
     if wait:
         raise WorkbenchError(429, "rate_limited",
                              f"This shared dashboard is asked too often: try again in {wait} seconds.",
@@ -63,11 +66,14 @@ def list_public_links(dashboard_id):
 
 @blueprint.post("/dashboards/<dashboard_id>/public-links")
 def create_public_link(dashboard_id):
-    """`{"allowed_filters": ["Country"]}`: the filters a visitor may set (the others keep their defaults)."""
+    """`{"allowed_filters": ["Country"], "allow_pdf": true}`: the filters a visitor may set (the others keep
+    their defaults), and whether the link offers the dashboard as PDF (off unless asked)."""
     body = json_body()
     allowed = check.string_list(body, "allowed_filters", max_items=200)
+    allow_pdf = check.boolean(body, "allow_pdf", default=False)
     with services().transaction() as conn:
-        link, secret = public_links.create_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"), allowed)
+        link, secret = public_links.create_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"), allowed,
+                                                allow_pdf)
     return jsonify({"link": link, "secret": secret, "path": f"/public/{secret}"}), 201
 
 
@@ -130,6 +136,20 @@ def public_card_csv(link_token, card_id):
     return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
 
 
+@blueprint.get("/public/<link_token>/filters/<filter_id>/values")
+def public_filter_values(link_token, filter_id):
+    view = _public_view(link_token)
+    return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
+                                             check.query_text(request.args, "search")))
+
+
+@blueprint.get("/public/<link_token>/pdf")
+def public_pdf(link_token):
+    view = _public_view(link_token)
+    orientation, filters = requested_orientation(), requested_filters()
+    return pdf_response(shared_pdf(services(), view, filters, orientation), view.dashboard_id)
+
+
 # --- the embed page's calls (the token in X-Embed-Token) ------------------------------------------
 
 @blueprint.get("/embed/dashboard")
@@ -149,3 +169,17 @@ def run_embed_card(card_id):
 def embed_card_csv(card_id):
     view = _embed_view()
     return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
+
+
+@blueprint.get("/embed/pdf")
+def embed_pdf():
+    view = _embed_view()
+    orientation, filters = requested_orientation(), requested_filters()
+    return pdf_response(shared_pdf(services(), view, filters, orientation), view.dashboard_id)
+
+
+@blueprint.get("/embed/filters/<filter_id>/values")
+def embed_filter_values(filter_id):
+    view = _embed_view()
+    return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
+                                             check.query_text(request.args, "search")))

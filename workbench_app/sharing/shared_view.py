@@ -1,10 +1,11 @@
 """Who runs a shared dashboard, which dashboard, and which filters a caller may set.
 
 `resolve` is the one check behind every call of a public link or a signed embed (the page, the
-dashboard, each card run, each CSV; a PDF of a shared dashboard reuses it): a public link runs
+dashboard, each card run, each CSV, each one-of filter's values; a PDF of a shared dashboard reuses it): a public link runs
 under its creator's rights as they are now, with the filters chosen at creation; an embed token
 runs as its secret's account, in the secret's group, with the token's attributes, on the one
-dashboard it names, with every filter of that dashboard.
+dashboard it names, with every filter of that dashboard. Whether the view may be printed as PDF
+comes from the link (chosen at creation) or the token (its `download_pdf` permission).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class SharedView:
     frame_origins: tuple[str, ...] = ()  # host pages that may frame it (embeds)
     link_id: int | None = None
     embed_user: str | None = None  # the token's user.id (the host's own person)
+    allow_pdf: bool = False  # the link's choice, or the token's download_pdf permission
 
 
 def resolve(conn: psycopg.Connection, settings: Settings, *, link_secret: str | None = None,
@@ -47,10 +49,11 @@ def resolve(conn: psycopg.Connection, settings: Settings, *, link_secret: str | 
             raise not_found("Link")
         creator = Identity(link["user_id"], link["email"], link["is_admin"], locale=link["locale"])
         return SharedView("public_link", creator, link["dashboard_id"], frozenset(link["allowed_filters"]),
-                          link_id=link["link_id"])
+                          link_id=link["link_id"], allow_pdf=link["allow_pdf"])
     claims = embed_tokens.verify(conn, settings, embed_token)
     account = Identity(claims.account_id, claims.account_email, False, attributes=claims.attributes)
-    return SharedView("embed", account, claims.dashboard_id, None, claims.allowed_origins, embed_user=claims.user_id)
+    return SharedView("embed", account, claims.dashboard_id, None, claims.allowed_origins, embed_user=claims.user_id,
+                      allow_pdf=embed_tokens.DOWNLOAD_PDF in claims.permissions)
 
 
 def shared_dashboard(conn: psycopg.Connection, view: SharedView) -> dict[str, Any]:
@@ -58,11 +61,11 @@ def shared_dashboard(conn: psycopg.Connection, view: SharedView) -> dict[str, An
     dashboard = dashboards.get_dashboard(conn, view.identity, view.dashboard_id)
     for item in dashboard["filters"]:
         item["settable"] = view.allowed_filters is None or item["name"] in view.allowed_filters
-    dashboard["share"] = {"kind": view.kind, "allowed_origins": list(view.frame_origins)}
+    dashboard["share"] = {"kind": view.kind, "allowed_origins": list(view.frame_origins), "allow_pdf": view.allow_pdf}
     return dashboard
 
 
-def _settable(conn: psycopg.Connection, view: SharedView, filter_values: dict[str, Any]) -> None:
+def check_settable(conn: psycopg.Connection, view: SharedView, filter_values: dict[str, Any]) -> None:
     """Refuse values for filters the link did not open, naming the filter."""
     if view.allowed_filters is None or not filter_values:
         return
@@ -78,10 +81,19 @@ def run_card(services: WorkbenchServices, view: SharedView, card_id: int, filter
              row_limit: int | None = None) -> dict[str, Any]:
     """One card of the shared dashboard (a card of another dashboard is not found)."""
     with services.transaction() as conn:
-        _settable(conn, view, filter_values)
+        check_settable(conn, view, filter_values)
     # Filters the link did not open keep their defaults.
     return dashboards.run_card(services, view.identity, view.dashboard_id, card_id, filter_values,
                                origin=HISTORY_ORIGIN, row_limit=row_limit)
+
+
+def filter_values(services: WorkbenchServices, view: SharedView, filter_id: int, search: str | None) -> dict[str, Any]:
+    """A one-of filter's values under the view's identity (its row filters apply), for a filter the
+    view may set: a public link lists the values of the filters it opens only."""
+    with services.transaction() as conn:
+        check_settable(conn, view, {str(filter_id): None})
+    return dashboards.filter_values_list(services, view.identity, view.dashboard_id, filter_id, search,
+                                         origin=HISTORY_ORIGIN)
 
 
 def card_csv(services: WorkbenchServices, view: SharedView, card_id: int, filter_values: dict[str, Any]) -> Response:

@@ -100,7 +100,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users */
+        /**
+         * List users
+         * @description People only: the accounts that embedding secrets run as are not listed.
+         */
         get: operations["list_users"];
         put?: never;
         /** Create a user */
@@ -1427,6 +1430,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/{link_token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Print a public link as PDF
+         * @description The shared dashboard on A4 pages, printed under the share's rights, with the theme that applies to the dashboard. Only the filters the link opens may be set. Filter values as in the viewer's URL: `f.<filter id>=value`. 503 when Chromium is not installed on the server or the printer is busy.
+         */
+        get: operations["print_a_public_link_as_pdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Print an embedded dashboard as PDF
+         * @description The shared dashboard on A4 pages, printed under the share's rights, with the theme that applies to the dashboard. The token needs the permission `download_pdf`. Filter values as in the viewer's URL: `f.<filter id>=value`. 503 when Chromium is not installed on the server or the printer is busy.
+         */
+        get: operations["print_an_embedded_dashboard_as_pdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{link_token}/filters/{filter_id}/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A one-of filter's values through a public link (at most 200) */
+        get: operations["a_one-of_filters_values_through_a_public_link_(at_most_200)"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/filters/{filter_id}/values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A one-of filter's values in an embedded dashboard (at most 200) */
+        get: operations["a_one-of_filters_values_in_an_embedded_dashboard_(at_most_200)"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/dashboard": {
         parameters: {
             query?: never;
@@ -2087,6 +2164,7 @@ export interface components {
             link_id: number;
             dashboard_id: number;
             allowed_filters: string[];
+            allow_pdf: boolean;
             created_by: number;
             /** Format: date-time */
             created_at: string;
@@ -2130,6 +2208,8 @@ export interface components {
                 /** @enum {unknown} */
                 kind: "public_link" | "embed";
                 allowed_origins: string[];
+                /** @description Whether the PDF endpoint answers. */
+                allow_pdf: boolean;
             };
         } & {
             [key: string]: unknown;
@@ -3345,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,7 +3529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3772,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4679,7 +4759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4767,7 +4847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed */
+            /** @description forbidden, or embedding_account: the account is an embedding secret's; change or revoke the secret instead */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13107,6 +13187,11 @@ export interface operations {
             content: {
                 "application/json": {
                     allowed_filters?: string[];
+                    /**
+                     * @description Whether the link offers the dashboard as PDF.
+                     * @default false
+                     */
+                    allow_pdf?: boolean;
                 };
             };
         };
@@ -13852,6 +13937,394 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    print_a_public_link_as_pdf: {
+        parameters: {
+            query?: {
+                orientation?: "portrait" | "landscape";
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description The public link's secret, from its address /public/<link_token>. */
+                link_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pdf_not_allowed: the link or the token does not offer the dashboard as PDF */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: the link is unknown, revoked, or public sharing is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description rate_limited: the link answered its requests a minute; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    print_an_embedded_dashboard_as_pdf: {
+        parameters: {
+            query?: {
+                orientation?: "portrait" | "landscape";
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header: {
+                /** @description The embed token (HS256 JWT) the host page handed in: checked on every call. */
+                "X-Embed-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description embed_token_invalid or embed_token_expired: no data */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pdf_not_allowed: the link or the token does not offer the dashboard as PDF */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many PDFs are being printed at once: try again after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "a_one-of_filters_values_through_a_public_link_(at_most_200)": {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The public link's secret, from its address /public/<link_token>. */
+                link_token: string;
+                filter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterValues"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: the link is unknown, revoked, or public sharing is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description rate_limited: the link answered its requests a minute; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "a_one-of_filters_values_in_an_embedded_dashboard_(at_most_200)": {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header: {
+                /** @description The embed token (HS256 JWT) the host page handed in: checked on every call. */
+                "X-Embed-Token": string;
+            };
+            path: {
+                filter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterValues"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description embed_token_invalid or embed_token_expired: no data */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Database or source unavailable */

@@ -7,7 +7,7 @@ import { TextField } from "../../ui/TextField";
 import type { SavedFilter } from "./dashboardDraft";
 import { DateRangeFilter } from "./DateRangeFilter";
 import { RELATIVE_DATES } from "./filterState";
-import { OneOfFilter } from "./OneOfFilter";
+import { OneOfFilter, type FilterValuesSource } from "./OneOfFilter";
 import styles from "./DashboardPage.module.css";
 
 interface Props {
@@ -15,11 +15,13 @@ interface Props {
   filters: SavedFilter[];
   values: Record<string, string>;
   onApply: (values: Record<string, string>) => void;
+  /** A shared page's way to one-of values (through its link or token, never the session). */
+  valuesSource?: FilterValuesSource;
 }
 
 const FIXED = "fixed";
 
-export function FilterBar({ dashboardId, filters, values, onApply }: Props) {
+export function FilterBar({ dashboardId, filters, values, onApply, valuesSource }: Props) {
   const { t } = useTranslation();
   const [typed, setTyped] = useState(values);
   const [lastApplied, setLastApplied] = useState(values);
@@ -46,7 +48,7 @@ export function FilterBar({ dashboardId, filters, values, onApply }: Props) {
           return <DateRangeFilter key={id} label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />;
         }
         if (item.type === "one_of") {
-          return <OneOfFilter key={id} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}
+          return <OneOfFilter key={id} source={valuesSource} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}
             value={value} onChange={(next) => set(id, next)} />;
         }
         if (item.type !== "date") {

@@ -1,5 +1,6 @@
 // A one-of filter: the values of its column as the viewer may read them (the server runs the
-// lookup under the viewer's rights: their row filters apply), searchable, at most 200 shown.
+// lookup under the viewer's rights: their row filters apply), searchable, at most 200 shown. A shared
+// page (public link, embed) passes `source`: its own way to the values, under the share's rights.
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -9,7 +10,19 @@ import { TextField } from "../../ui/TextField";
 import { listValue, listValues } from "./filterState";
 import styles from "./DashboardPage.module.css";
 
+export interface FilterValues {
+  values: unknown[];
+  truncated: boolean;
+}
+
+/** Where a shared page's one-of filters read their values; `key` changes with the link or token. */
+export interface FilterValuesSource {
+  key: string;
+  load: (filterId: number, search: string | undefined) => Promise<FilterValues>;
+}
+
 interface Props {
+  source?: FilterValuesSource;
   dashboardId: number;
   filterId: number;
   label: string;
@@ -18,15 +31,16 @@ interface Props {
   onChange: (value: string) => void;
 }
 
-export function OneOfFilter({ dashboardId, filterId, label, name, value, onChange }: Props) {
+export function OneOfFilter({ source, dashboardId, filterId, label, name, value, onChange }: Props) {
   const { t } = useTranslation();
   const [search, setSearch] = useState("");
   const searched = useDeferredValue(search.trim());
   const offered = useQuery({
-    queryKey: ["dashboard-filter-values", dashboardId, filterId, searched],
-    queryFn: () => data(api.GET("/dashboards/{dashboard_id}/filters/{filter_id}/values", {
-      params: { path: { dashboard_id: dashboardId, filter_id: filterId }, query: searched ? { search: searched } : {} },
-    })),
+    queryKey: ["dashboard-filter-values", dashboardId, filterId, searched, source?.key ?? null],
+    queryFn: (): Promise<FilterValues> => source ? source.load(filterId, searched || undefined)
+      : data(api.GET("/dashboards/{dashboard_id}/filters/{filter_id}/values", {
+        params: { path: { dashboard_id: dashboardId, filter_id: filterId }, query: searched ? { search: searched } : {} },
+      })),
     staleTime: 60_000,
   });
   const chosen = listValues(value);

@@ -1,5 +1,6 @@
 // "PDF": the dashboard as the viewer shows it now (the filters of the URL), printed on A4 by the
 // server and downloaded. The server may answer that it is busy or has no browser: said, not thrown.
+// A shared page (public link, embed) passes `print`, its own way to the server's PDF.
 import { useMutation } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
@@ -7,13 +8,20 @@ import { api, data } from "../../api/client";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 
-export function DownloadPdfButton({ dashboardId, name }: { dashboardId: number; name: string }) {
+interface Props {
+  dashboardId: number;
+  name: string;
+  /** The PDF of these `f.<filter id>` parameters; the signed-in viewer's endpoint when left out. */
+  print?: (filters: URLSearchParams) => Promise<Blob>;
+}
+
+export function DownloadPdfButton({ dashboardId, name, print }: Props) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const download = useMutation({
     mutationFn: async () => {
       const filters = new URLSearchParams([...params].filter(([key]) => key.startsWith("f.")));
-      const blob = await data(api.GET("/dashboards/{dashboard_id}/pdf", {
+      const blob = print ? await print(filters) : await data(api.GET("/dashboards/{dashboard_id}/pdf", {
         params: { path: { dashboard_id: dashboardId } },
         // The viewer's own URL parameters, as they are (`f.<filter id>=value`).
         querySerializer: () => filters.toString(),

@@ -33,14 +33,17 @@ export default function PrintDashboardPage() {
   });
   const theme = useDashboardTheme(dashboardId);
   const saved = dashboard.data;
-  const values = saved ? filterValues(params, saved.filters) : {};
+  // The print of a public link marks the filters it opens (`settable`): the others keep their
+  // defaults, as on the shared page (the server refuses them anyway). A person's own print has no mark.
+  const filters = (saved?.filters ?? []).filter((item) => (item as { settable?: boolean }).settable !== false);
+  const values = saved ? filterValues(params, filters) : {};
   const questionCards = (saved?.cards ?? []).filter((card) => card.kind === "question");
   const runs = useQueries({
     queries: questionCards.map((card) => ({
       queryKey: ["print-card", dashboardId, card.card_id],
       queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
         params: { path: { dashboard_id: dashboardId, card_id: card.card_id } },
-        body: { filters: cardFilters(card.card_id, saved?.filters ?? [], values), row_limit: PRINT_ROWS },
+        body: { filters: cardFilters(card.card_id, filters, values), row_limit: PRINT_ROWS },
       }))) as Result,
       retry: false,
     })),

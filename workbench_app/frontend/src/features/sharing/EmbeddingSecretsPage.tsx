@@ -46,6 +46,7 @@ export default function EmbeddingSecretsPage() {
     <div className={adminStyles.page}>
       <PageHeader title={t("embedding.title")} />
       <p className={adminStyles.muted}>{t("embedding.intro")}</p>
+      <p className={adminStyles.muted}>{t("embedding.pdfHint")}</p>
       <form className={adminStyles.panel} onSubmit={submit} aria-labelledby="new-secret-title">
         <h2 id="new-secret-title">{t("embedding.create")}</h2>
         <TextField label={t("embedding.name")} value={name} onChange={setName} maxLength={200} required />

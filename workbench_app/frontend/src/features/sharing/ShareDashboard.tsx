@@ -1,7 +1,7 @@
 // "Share" on a dashboard: the members-only link (the dashboard's own address with its filters: a
 // member who may view the folder opens it under their own rights), and public links, made by
 // people who may change the dashboard while the installation allows it, each with the filters
-// visitors may set, shown once, revocable at once.
+// visitors may set and whether they may download it as PDF, shown once, revocable at once.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -31,6 +31,7 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
   const ref = useRef<HTMLDialogElement>(null);
   const queryClient = useQueryClient();
   const [allowed, setAllowed] = useState<string[]>([]);
+  const [allowPdf, setAllowPdf] = useState(false);
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     const dialog = ref.current;
@@ -41,7 +42,7 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
   const links = useQuery({ queryKey: linksKey(dashboardId), retry: false,
     queryFn: () => data(api.GET("/dashboards/{dashboard_id}/public-links", { params: { path } })) });
   const create = useMutation({
-    mutationFn: () => data(api.POST("/dashboards/{dashboard_id}/public-links", { params: { path }, body: { allowed_filters: allowed } })),
+    mutationFn: () => data(api.POST("/dashboards/{dashboard_id}/public-links", { params: { path }, body: { allowed_filters: allowed, allow_pdf: allowPdf } })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: linksKey(dashboardId) }),
   });
   const revoke = useMutation({
@@ -84,6 +85,10 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
                   ))}
                 </fieldset>
               )}
+              <label>
+                <input type="checkbox" checked={allowPdf} onChange={(event) => setAllowPdf(event.target.checked)} />
+                {" "}{t("sharing.allowPdf")}
+              </label>
               <div className={styles.actions}>
                 <Button variant="primary" onClick={() => create.mutate()} disabled={create.isPending}>{t("sharing.createPublicLink")}</Button>
               </div>
@@ -96,6 +101,7 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
                     <tr>
                       <th scope="col">{t("sharing.created")}</th>
                       <th scope="col">{t("sharing.allowedFilters")}</th>
+                      <th scope="col">{t("sharing.pdf")}</th>
                       <th scope="col">{t("sharing.state")}</th>
                       <th scope="col">{t("sharing.actions")}</th>
                     </tr>
@@ -105,6 +111,7 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
                       <tr key={link.link_id}>
                         <td>{formatDateTime(link.created_at)}</td>
                         <td>{link.allowed_filters.filter((name) => names.has(name)).join(", ") || t("sharing.none")}</td>
+                        <td>{link.allow_pdf ? t("sharing.pdfOffered") : t("sharing.pdfNotOffered")}</td>
                         <td>{link.revoked_at ? t("sharing.revoked") : t("sharing.active")}</td>
                         <td>
                           {!link.revoked_at && (

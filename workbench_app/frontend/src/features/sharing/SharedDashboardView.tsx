@@ -10,6 +10,7 @@ import { FilterBar } from "../dashboards/FilterBar";
 import { cardFilters, filterValues, withFilter } from "../dashboards/filterState";
 import { QuestionCard } from "../dashboards/QuestionCard";
 import { TextCard } from "../dashboards/TextCard";
+import { DownloadPdfButton } from "../printing/DownloadPdfButton";
 import type { SharedAccess, SharedDashboard } from "./sharedAccess";
 import dashboardStyles from "../dashboards/DashboardPage.module.css";
 import styles from "./Sharing.module.css";
@@ -33,6 +34,11 @@ export function SharedDashboardView({ access, dashboard }: { access: SharedAcces
     for (const item of settable) next = withFilter(next, item, typed[String(item.filter_id)] ?? "");
     setParams(next);
   }
+
+  // Only the filters the link opens go to the PDF, as to the cards (the server refuses the others).
+  const settableKeys = new Set(settable.map((item) => `f.${item.filter_id}`));
+  const printShared = (filters: URLSearchParams) =>
+    access.pdf(new URLSearchParams([...filters].filter(([key]) => settableKeys.has(key))));
 
   function setTab(key: string) {
     const next = new URLSearchParams(params);
@@ -58,7 +64,13 @@ export function SharedDashboardView({ access, dashboard }: { access: SharedAcces
     <div className={dashboardStyles.page}>
       <h1>{dashboard.name}</h1>
       {dashboard.description && <p className={dashboardStyles.description}>{dashboard.description}</p>}
-      <FilterBar dashboardId={dashboard.dashboard_id} filters={settable} values={values} onApply={applyFilters} />
+      {dashboard.share.allow_pdf && (
+        <div className={styles.actions}>
+          <DownloadPdfButton dashboardId={dashboard.dashboard_id} name={dashboard.name} print={printShared} />
+        </div>
+      )}
+      <FilterBar dashboardId={dashboard.dashboard_id} filters={settable} values={values} onApply={applyFilters}
+        valuesSource={{ key: access.key, load: access.filterValues }} />
       {draft.tabs.length > 0 && (
         <div role="tablist" aria-label={t("dashboards.tabs")} className={dashboardStyles.tabs}>
           {draft.tabs.map((item) => (

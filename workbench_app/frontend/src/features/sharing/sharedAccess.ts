@@ -2,6 +2,7 @@
 // (the token in X-Embed-Token on every call). The server checks either on every call.
 import { api, data } from "../../api/client";
 import type { Dashboard, SavedFilter } from "../dashboards/dashboardDraft";
+import type { FilterValues } from "../dashboards/OneOfFilter";
 import type { Result } from "../results/types";
 
 export interface SharedFilter extends SavedFilter {
@@ -11,7 +12,7 @@ export interface SharedFilter extends SavedFilter {
 
 export interface SharedDashboard extends Omit<Dashboard, "filters"> {
   filters: SharedFilter[];
-  share: { kind: "public_link" | "embed"; allowed_origins: string[] };
+  share: { kind: "public_link" | "embed"; allowed_origins: string[]; allow_pdf: boolean };
 }
 
 export interface SharedAccess {
@@ -20,6 +21,10 @@ export interface SharedAccess {
   dashboard: () => Promise<SharedDashboard>;
   run: (cardId: number, filters: Record<string, string | string[]>) => Promise<Result>;
   csv: (cardId: number, filters: Record<string, string | string[]>) => Promise<Blob>;
+  /** The PDF with these `f.<filter id>` parameters (when the share offers it: `share.allow_pdf`). */
+  pdf: (filters: URLSearchParams) => Promise<Blob>;
+  /** A one-of filter's values, read under the share's rights. */
+  filterValues: (filterId: number, search: string | undefined) => Promise<FilterValues>;
 }
 
 export function publicLinkAccess(linkToken: string): SharedAccess {
@@ -31,6 +36,10 @@ export function publicLinkAccess(linkToken: string): SharedAccess {
       params: { path: { ...path, card_id: cardId } }, body: { filters } }))) as Result,
     csv: (cardId, filters) => data(api.POST("/public/{link_token}/cards/{card_id}/csv", {
       params: { path: { ...path, card_id: cardId } }, body: { filters }, parseAs: "blob" })) as Promise<Blob>,
+    pdf: (filters) => data(api.GET("/public/{link_token}/pdf", {
+      params: { path }, querySerializer: () => filters.toString(), parseAs: "blob" })) as Promise<Blob>,
+    filterValues: (filterId, search) => data(api.GET("/public/{link_token}/filters/{filter_id}/values", {
+      params: { path: { ...path, filter_id: filterId }, query: search ? { search } : {} } })),
   };
 }
 
@@ -43,5 +52,9 @@ export function embedAccess(token: string): SharedAccess {
       params: { header, path: { card_id: cardId } }, body: { filters } }))) as Result,
     csv: (cardId, filters) => data(api.POST("/embed/cards/{card_id}/csv", {
       params: { header, path: { card_id: cardId } }, body: { filters }, parseAs: "blob" })) as Promise<Blob>,
+    pdf: (filters) => data(api.GET("/embed/pdf", {
+      params: { header }, querySerializer: () => filters.toString(), parseAs: "blob" })) as Promise<Blob>,
+    filterValues: (filterId, search) => data(api.GET("/embed/filters/{filter_id}/values", {
+      params: { header, path: { filter_id: filterId }, query: search ? { search } : {} } })),
   };
 }
