@@ -4,7 +4,9 @@ Starts the product on a fresh home with the demo data (`analytics demo`, `analyt
 8-card dashboard over the demo site (eight distinct statements, so eight cache entries), and prints:
 
 1. the time from navigation to all eight charts drawn, cold (every card a cache miss; target
-   <= 1.5 s) and cached (every card a hit; target <= 300 ms), medians over --runs page loads;
+   <= 1.5 s) and cached (every card a hit; target <= 300 ms), medians over --runs page loads (the
+   whole application loaded each time: its scripts come from the browser's cache, but are
+   evaluated again); and, cached, from a click in the Dashboards list (the application running);
 2. the cache's hit ratio after those loads, as GET /api/v1/dashboard-cache reports it: the cached
    dashboard is marked for warm-up and warmed by the function the Dagster sensor calls after a build
    (`dashboard_warmup.warm_up`, here in this process), so its first visitor already finds it cached;
@@ -64,6 +66,18 @@ def drawn_seconds(page, url: str) -> float:
     return time.perf_counter() - started
 
 
+def opened_from_list_seconds(page, base_url: str, name: str) -> float:
+    """From a click on the dashboard's name in the Dashboards list to all eight charts drawn: the
+    application already running, as when someone opens one dashboard after another."""
+    page.goto(f"{base_url}/dashboards")
+    link = page.get_by_role("link", name=name, exact=True)
+    link.wait_for()
+    started = time.perf_counter()
+    link.click()
+    page.locator("[data-testid=chart] svg").nth(CARDS - 1).wait_for(timeout=60_000)
+    return time.perf_counter() - started
+
+
 def pdf_times(api: requests.Session, base: str, dashboard_id: int, runs: int) -> tuple[list[float], int]:
     """Seconds per PDF of the dashboard, and its page count (read back with pypdf)."""
     from io import BytesIO
@@ -114,6 +128,7 @@ def main() -> int:
             drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}")  # assets into the browser cache
             cold = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}") for _ in range(runs)]
             hot = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{cached}") for _ in range(runs)]
+            in_app = [opened_from_list_seconds(page, stack.workbench_url, "Bench (3600 s cache)") for _ in range(runs)]
             browser.close()
         counts = next(d for d in api.get(f"{base}/dashboard-cache").json()["dashboards"] if d["dashboard_id"] == cached)
         pdf_seconds, pdf_pages = pdf_times(api, base, uncached, runs)
@@ -123,6 +138,8 @@ def main() -> int:
           f"max {max(cold):.3f} s over {runs} loads (target <= 1.5 s)")
     print(f"8-card dashboard, all charts drawn, cached: median {statistics.median(hot):.3f} s, "
           f"max {max(hot):.3f} s over {runs} loads (target <= 0.3 s)")
+    print(f"8-card dashboard, cached, opened from the Dashboards list (the application already loaded): "
+          f"median {statistics.median(in_app):.3f} s, max {max(in_app):.3f} s over {runs} loads")
     print(f"warm-up of the cached dashboard: {warmed['warmed']} card runs in {warm_seconds:.2f} s "
           f"({warmed['failed']} failed)")
     print(f"cache after the warm-up and {runs} loads: {counts['hits']} hits, {counts['misses']} misses, "
