@@ -5,6 +5,7 @@ import type { CSSProperties, ReactNode } from "react";
 import "./fonts";
 import styles from "./ThemedArea.module.css";
 import { themeVariables, type ThemeSettings } from "./themeStyle";
+import type { EffectiveTheme } from "./useEffectiveTheme";
 
 interface Props {
   theme: ThemeSettings | undefined;
@@ -22,5 +23,17 @@ export function ThemedArea({ theme, logoThemeId, logoLabel, children, className 
       {logoThemeId ? <img className={styles.logo} src={`/api/v1/themes/${logoThemeId}/logo`} alt={logoLabel ?? ""} /> : null}
       {children}
     </div>
+  );
+}
+
+/** A themed area for the theme the server resolved: its settings, and its logo when it has one. */
+export function AppliedTheme({ theme, children, className }: {
+  theme: EffectiveTheme | undefined; children: ReactNode; className?: string | undefined;
+}) {
+  return (
+    <ThemedArea theme={theme?.settings} logoThemeId={theme?.has_logo ? theme.theme_id : null}
+      logoLabel={theme?.name ?? undefined} className={className}>
+      {children}
+    </ThemedArea>
   );
 }
