@@ -127,7 +127,8 @@ def test_a_dashboard_s_own_theme_is_chosen_in_its_editor_and_back_to_its_folder_
     edit, save, label, inherit = THEME_WORDS[language]
     folder_theme = stack.ok("POST", "/themes", json={"name": f"Folder sand {language}",
                                                      "settings": {"colors": {"surface": "#fff8e1"}}})
-    own = stack.ok("POST", "/themes", json={"name": f"Own mint {language}", "settings": {"colors": {"surface": "#e6f7ef"}}})
+    own = stack.ok("POST", "/themes", json={"name": f"Own mint {language}", "settings": {
+        "colors": {"surface": "#e6f7ef"}, "palette": ["#0f5132"]}})
     folder = stack.ok("POST", "/folders", json={"name": f"Sand {language}"})
     stack.ok("PUT", f"/folders/{folder['folder_id']}/theme", json={"theme_id": folder_theme["theme_id"]})
     dashboard = stack.ok("POST", "/dashboards", json={
@@ -145,9 +146,13 @@ def test_a_dashboard_s_own_theme_is_chosen_in_its_editor_and_back_to_its_folder_
     check_accessibility(page, f"the dashboard editor's theme choice ({language})")
     page.get_by_role("button", name=save, exact=True).click()
     expect(page.get_by_role("button", name=edit, exact=True)).to_be_visible()
+    # Applied at once, the chart drawn again in the new palette; and still after a reload.
+    expect(card(page, "Visits by channel")).to_have_css("background-color", "rgb(230, 247, 239)")
+    expect(card(page, "Visits by channel").locator('path[fill="#0f5132"]').first).to_be_attached()
     page.reload()
     expect_chart(page, "Visits by channel")
     expect(card(page, "Visits by channel")).to_have_css("background-color", "rgb(230, 247, 239)")
+    expect(card(page, "Visits by channel").locator('path[fill="#0f5132"]').first).to_be_attached()
     assert stack.ok("GET", f"/dashboards/{dashboard['dashboard_id']}/theme")["source"]["kind"] == "dashboard"
 
     page.get_by_role("button", name=edit, exact=True).click()
@@ -158,5 +163,6 @@ def test_a_dashboard_s_own_theme_is_chosen_in_its_editor_and_back_to_its_folder_
     page.reload()
     expect_chart(page, "Visits by channel")
     expect(card(page, "Visits by channel")).to_have_css("background-color", "rgb(255, 248, 225)")
+    expect(card(page, "Visits by channel").locator('path[fill="#0f5132"]')).to_have_count(0)
     assert stack.ok("GET", f"/dashboards/{dashboard['dashboard_id']}/theme")["source"] == {
         "kind": "folder", "id": folder["folder_id"]}

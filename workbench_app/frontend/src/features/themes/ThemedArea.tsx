@@ -3,6 +3,7 @@
 // and numbers get there, see themeStyle.ts), its logo above. The rest of the app keeps its own look.
 import type { CSSProperties, ReactNode } from "react";
 import "./fonts";
+import { ThemePalette } from "./paletteContext";
 import styles from "./ThemedArea.module.css";
 import { themeVariables, type ThemeSettings } from "./themeStyle";
 import type { EffectiveTheme } from "./useEffectiveTheme";
@@ -21,7 +22,7 @@ export function ThemedArea({ theme, logoThemeId, logoLabel, children, className 
   return (
     <div className={className ? `${styles.area} ${className}` : styles.area} style={style} data-testid="themed-area">
       {logoThemeId ? <img className={styles.logo} src={`/api/v1/themes/${logoThemeId}/logo`} alt={logoLabel ?? ""} /> : null}
-      {children}
+      <ThemePalette.Provider value={theme?.palette.join(" ") ?? ""}>{children}</ThemePalette.Provider>
     </div>
   );
 }
