@@ -102,6 +102,7 @@ def test_a_question_takes_its_folder_s_theme_in_that_folder_and_below_and_not_el
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
     run = {"en": "Run", "fr": "Exécuter", "es": "Ejecutar"}[language]
+    colour = {"en": "Colour of visits", "fr": "Couleur de visits", "es": "Color de visits"}[language]
     for folder in (top, below):
         _run_question(page, _bar_question(stack, f"Themed {folder['name']}", folder["folder_id"]), run)
         themed = page.get_by_test_id("question-card")
@@ -109,12 +110,15 @@ def test_a_question_takes_its_folder_s_theme_in_that_folder_and_below_and_not_el
         expect(themed).to_have_css("border-radius", "14px")
         # The chart draws with the theme's palette.
         expect(themed.get_by_test_id("chart").locator(f'path[fill="{EMBER}"]').first).to_be_attached()
+        # The chart settings offer the theme's colour for the series.
+        expect(themed.get_by_label(colour)).to_have_value(EMBER)
     check_accessibility(page, f"a themed question ({language})")
     _run_question(page, _bar_question(stack, f"Plain question {language}", elsewhere["folder_id"]), run)
     plain = page.get_by_test_id("question-card")
     expect(plain).to_have_css("background-color", "rgb(255, 255, 255)")
     expect(plain.get_by_test_id("chart").locator('path[fill="#1d4ed8"]').first).to_be_attached()
     expect(plain.get_by_test_id("chart").locator(f'path[fill="{EMBER}"]')).to_have_count(0)
+    expect(plain.get_by_label(colour)).to_have_value("#1d4ed8")
 
 
 THEME_WORDS = {"en": ("Edit", "Save", "Theme", "Inherit from the folder"),
