@@ -126,3 +126,26 @@ def test_the_warm_up_flag_is_saved_and_checked(admin):
     assert ok(admin.put(path, {"warm_up": False}))["warm_up"] is False
     refused = admin.put(path, {"warm_up": "yes"})
     assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "warm_up"
+
+
+def test_a_question_s_columns_are_listed_under_the_viewer_s_rights_without_reading_rows(admin, eu_analysts):
+    """The dashboard editor's column picker: a run that keeps no row, as the caller; a column they
+    may not see is not listed; a question that needs a value is refused as its run would be."""
+    folder = ok(admin.post("/folders", {"name": "Columns"}), 201)
+    ok(admin.put(f"/folders/{folder['folder_id']}/access/{eu_analysts}", {"level": "view"}))
+    wide = _question(admin, "Every column", "SELECT * FROM page_views", folder_id=folder["folder_id"])
+    days = _question(admin, "Days", DAYS + ";", folder_id=folder["folder_id"])
+    needs = _question(admin, "Needs a page", "SELECT view_id FROM page_views WHERE page = {{page}}",
+                      {"page": "text"}, folder_id=folder["folder_id"])
+    assert ok(admin.get(f"/questions/{days['question_id']}/columns")) == {"columns": [
+        {"name": "view_id", "type": "INTEGER"}, {"name": "day", "type": "DATE"},
+        {"name": "page", "type": "VARCHAR"}, {"name": "country", "type": "VARCHAR"}]}
+    assert "visitor_email" in [c["name"] for c in ok(admin.get(f"/questions/{wide['question_id']}/columns"))["columns"]]
+    _, token = create_user_with_token(admin, "columns@example.org", {"region": "EU"}, (eu_analysts,))
+    viewer = Api(admin.client, token)
+    seen = [c["name"] for c in ok(viewer.get(f"/questions/{wide['question_id']}/columns"))["columns"]]
+    assert "page" in seen and "visitor_email" not in seen
+    refused = admin.get(f"/questions/{needs['question_id']}/columns")
+    assert refused.status_code == 400 and refused.json["error"]["code"]
+    assert admin.get("/questions/999999/columns").status_code == 404
+    assert admin.get("/questions/nope/columns").status_code in (400, 404)

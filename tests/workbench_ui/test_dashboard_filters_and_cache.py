@@ -132,3 +132,57 @@ def test_the_dashboard_cache_screen_in_each_language(page, stack, filtered_dashb
     row = page.get_by_test_id("cache-row").filter(has=page.get_by_role("link", name="Filtered traffic"))
     expect(row).to_have_count(1)
     check_accessibility(page, f"the dashboard cache ({language})")
+
+
+# (edit, save, filter name, add filter, "feeds" label, "a column" option, the picker's label, type it, typed label)
+PICKER = {
+    "en": ("Edit", "Save", "Filter name", "Add filter", "{f} feeds this field of {c}", "A column of its result",
+           "Column of {c} that {f} restricts", "Another column (type its name)",
+           "Name of the column of {c} that {f} restricts"),
+    "fr": ("Modifier", "Enregistrer", "Nom du filtre", "Ajouter le filtre", "{f} alimente ce champ de {c}",
+           "Une colonne de son résultat", "Colonne de {c} que {f} restreint", "Une autre colonne (saisir son nom)",
+           "Nom de la colonne de {c} que {f} restreint"),
+    "es": ("Editar", "Guardar", "Nombre del filtro", "Añadir filtro", "{f} alimenta este campo de {c}",
+           "Una columna de su resultado", "Columna de {c} que {f} restringe", "Otra columna (escribir su nombre)",
+           "Nombre de la columna de {c} que {f} restringe"),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_filter_linked_to_a_column_picks_it_from_the_card_s_columns_or_types_it(page, stack, filtered_dashboard,
+                                                                                 language):
+    edit, save, filter_name, add_filter, feeds, a_column, picker, type_it, typed = PICKER[language]
+    listed, needing = filtered_dashboard["cards"][0]["question_id"], stack.ok("POST", "/questions", json={
+        "name": f"Needs a channel {language}", "variables": {"wanted": "text"},
+        "sql": "SELECT channel, count(*) AS visits FROM visits WHERE channel = {{wanted}} GROUP BY 1"})["question_id"]
+    dashboard = stack.ok("POST", "/dashboards", json={"name": f"Picked columns {language}", "cards": [
+        {"key": "a", "question_id": listed, "col": 0}, {"key": "b", "question_id": needing, "col": 6}]})
+    email = f"picker-{language}@example.org"
+    stack.create_user(email, locale=language, is_admin=True)
+    sign_in(page, email, path=f"/dashboards/{dashboard['dashboard_id']}")
+    page.get_by_role("button", name=edit, exact=True).click()
+    page.get_by_label(filter_name).fill("Canal")
+    page.get_by_role("button", name=add_filter).click()
+    needs = f"Needs a channel {language}"
+
+    # The columns of the card's question, listed by the server: one is picked.
+    page.get_by_label(feeds.format(f="Canal", c=BY_COLUMNS)).select_option(label=a_column)
+    columns = page.get_by_label(picker.format(f="Canal", c=BY_COLUMNS), exact=True)
+    expect(columns.locator("option", has_text="visits")).to_have_count(1)
+    columns.select_option(label="channel")
+    # Another name may still be typed.
+    columns.select_option(label=type_it)
+    page.get_by_label(typed.format(f="Canal", c=BY_COLUMNS)).fill("CHANNEL")
+    columns.select_option(label="channel")
+    expect(page.get_by_label(typed.format(f="Canal", c=BY_COLUMNS))).to_have_count(0)
+
+    # A question that needs a value cannot list its columns: the name is typed.
+    page.get_by_label(feeds.format(f="Canal", c=needs)).select_option(label=a_column)
+    fallback = page.get_by_role("textbox", name=picker.format(f="Canal", c=needs), exact=True)
+    expect(fallback).to_be_visible()
+    fallback.fill("channel")
+    check_accessibility(page, f"the column picker of a linked filter ({language})")
+    page.get_by_role("button", name=save, exact=True).click()
+    expect(page.get_by_role("button", name=edit, exact=True)).to_be_visible()
+    saved = stack.ok("GET", f"/dashboards/{dashboard['dashboard_id']}")
+    assert [link["column"] for link in saved["filters"][0]["links"]] == ["channel", "channel"]

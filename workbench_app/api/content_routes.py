@@ -125,6 +125,13 @@ def run_question(question_id):
                                           origin=origin(), variables=variables, row_limit=row_limit))
 
 
+@blueprint.get("/questions/<question_id>/columns")
+def question_columns(question_id):
+    """The columns of a saved question's result (a run that keeps no row, under the caller's rights)."""
+    return jsonify(questions.question_columns(services(), identity(), check.path_id(question_id, "Question"),
+                                              origin=origin()))
+
+
 @blueprint.post("/questions/<question_id>/csv")
 def download_question(question_id):
     """A saved question's result as a CSV file, under the caller's own permissions."""

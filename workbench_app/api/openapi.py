@@ -189,6 +189,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "kind": {"enum": ["sql", "builder"]}, "builder": {"oneOf": [_ref("BuilderDefinition"), {"type": "null"}]},
         "sql": _STR, "variables": _VARIABLE_TYPES, "visualization": _OBJECT, "created_by": _NULL_INT,
         "created_at": _STAMP, "updated_at": _STAMP}),
+    "ResultColumns": _object({"columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})}}),
     "QuestionList": _object({"questions": {"type": "array", "items": _ref("Question")}}),
     "FilterValues": _object({"values": {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
                              "truncated": {"type": "boolean", "description": "More values than shown: search."}}),
@@ -443,6 +444,9 @@ def _paths() -> dict[str, Any]:
                                                     body=_body({"variables": _OBJECT,
                                                                 "row_limit": {"type": "integer", "minimum": 1}},
                                                                optional=True))},
+        "/questions/{question_id}/columns": {"get": op(
+            "List the columns of a question's result", "questions", params=("question_id",),
+            result=_ref("ResultColumns"))},
         "/questions/{question_id}/csv": {"post": _csv(op(
             "Download a question as CSV", "questions", params=("question_id",),
             body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},

@@ -13,6 +13,7 @@ from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import builder, folders
+from workbench_app.content.dashboard_filters import with_column_conditions
 from workbench_app.engine import VARIABLE_TYPES, EngineError, variable_names
 from workbench_app.errors import invalid, not_found
 from workbench_app.query_runner import run_for
@@ -141,3 +142,18 @@ def run_question(services: WorkbenchServices, identity: Identity, question_id: i
                      row_limit=row_limit, question_id=question_id)
     result["question_id"] = question_id
     return result
+
+
+def question_columns(services: WorkbenchServices, identity: Identity, question_id: int, *,
+                     origin: str) -> dict[str, Any]:
+    """The columns of a question's result, for pickers (a dashboard filter linked to a column).
+
+    The question runs under the caller's own rights, wrapped to keep no row (so nothing is read
+    that a run would not show them: a column they may not see is not listed), and with no
+    variables: optional clauses drop out, and a question that needs a value is refused as a run
+    without it would be (the screen then lets the column be typed)."""
+    statement = question_statement(services, identity, question_id)
+    sql, types, values = with_column_conditions(statement, [("false", {}, {})])
+    result = run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
+                     question_id=question_id)
+    return {"columns": result["columns"]}

@@ -1,4 +1,6 @@
+import { useContext } from "react";
 import { useTranslation } from "react-i18next";
+import { ThemePalette } from "../themes/paletteContext";
 import type { ResultColumn } from "../results/types";
 import { SelectField } from "../../ui/SelectField";
 import { canForecast, CHART_KINDS, FORECAST_HORIZONS, isNumeric, type ChartKind, type ChartSpec, type ForecastHorizon } from "./chartSpec";
@@ -10,11 +12,15 @@ interface Props {
   onChange: (spec: ChartSpec) => void;
 }
 
+const DEFAULT_PALETTE = ["#1d4ed8", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d"];
+
 export function ChartSettings({ spec, columns, onChange }: Props) {
   const { t } = useTranslation();
   const numeric = columns.filter(isNumeric);
   const set = (change: Partial<ChartSpec>) => onChange({ ...spec, ...change });
-  const palette = ["#1d4ed8", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d"];
+  // The series' colours before any is chosen: the themed area's palette, else the design tokens'.
+  const themed = useContext(ThemePalette);
+  const palette = themed ? themed.split(" ") : DEFAULT_PALETTE;
 
   return (
     <fieldset className={styles.panel}>

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from "react";
+import { useContext, useEffect, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import type { ResultColumn } from "../results/types";
@@ -6,6 +6,7 @@ import { buildOption, numberValue, type ForecastSeries } from "./chartOptions";
 import type { ChartSpec } from "./chartSpec";
 import styles from "./ChartView.module.css";
 import { echarts } from "./echarts";
+import { ThemePalette } from "../themes/paletteContext";
 
 /** The theme's palette, read from the design tokens (one place for the app, embeds and PDF). */
 function themePalette(element: HTMLElement): string[] {
@@ -28,6 +29,8 @@ export default function ChartView({ spec, columns, rows, forecasts = [], title, 
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
   const texts = useMemo(() => ({ forecast: t("chart.forecast"), interval: t("chart.interval") }), [t]);
+  // Only a signal to draw again (a theme that arrives after the result): the colours are read from the tokens below.
+  const palette = useContext(ThemePalette);
 
   useEffect(() => {
     if (spec.kind === "number" || spec.kind === "table" || !host.current) return undefined;
@@ -57,7 +60,7 @@ export default function ChartView({ spec, columns, rows, forecasts = [], title, 
   useEffect(() => {
     if (!chart.current || !host.current) return;
     chart.current.setOption(buildOption(spec, columns, rows, themePalette(host.current), forecasts, texts), { notMerge: true });
-  }, [spec, columns, rows, forecasts, texts]);
+  }, [spec, columns, rows, forecasts, texts, palette]);
 
   if (spec.kind === "number") {
     const value = numberValue(spec, columns, rows);

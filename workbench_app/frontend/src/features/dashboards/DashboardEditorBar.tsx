@@ -13,9 +13,12 @@ import {
   addCard, addFilter, addTab, changeFilter, linkFilter, removeFilter, type Draft, type FilterType,
 } from "./dashboardDraft";
 import styles from "./DashboardPage.module.css";
+import { LinkedColumnField } from "./LinkedColumnField";
 
 interface Props {
   draft: Draft;
+  /** The theme the dashboard names itself now (null: it inherits its folder's). */
+  ownTheme: number | null;
   tab: string | null;
   change: (edit: (draft: Draft) => Draft) => void;
 }
@@ -28,11 +31,15 @@ const FEEDS: Record<FilterType, string[]> = {
 // Not a possible variable name (those are letters, digits and underscores).
 const COLUMN = ":column";
 
-export function DashboardEditorBar({ draft, tab, change }: Props) {
+export function DashboardEditorBar({ draft, ownTheme, tab, change }: Props) {
   const { t } = useTranslation();
   const questions = useQuery({
     queryKey: ["questions", "all"],
     queryFn: async () => ((await data(api.GET("/questions", { params: { query: {} } }))) as { questions: Question[] }).questions,
+  });
+  const themes = useQuery({
+    queryKey: ["themes"], // as the themes screen keeps the same list
+    queryFn: () => data(api.GET("/themes")),
   });
   const [questionId, setQuestionId] = useState("");
   const [tabName, setTabName] = useState("");
@@ -50,6 +57,10 @@ export function DashboardEditorBar({ draft, tab, change }: Props) {
         }} />
         {t("dashboards.warmUp")}
       </label>
+      <SelectField label={t("dashboards.theme")} value={String((draft.theme_id === undefined ? ownTheme : draft.theme_id) ?? "")}
+        options={[{ value: "", label: t("dashboards.themeInherited") },
+          ...(themes.data?.themes ?? []).map((theme) => ({ value: String(theme.theme_id), label: theme.name }))]}
+        onChange={(value) => change((d) => ({ ...d, theme_id: value ? Number(value) : null }))} />
       <div className={styles.editorRow}>
         <SelectField label={t("dashboards.question")} value={chosen ? String(chosen.question_id) : ""}
           options={(questions.data ?? []).map((q) => ({ value: String(q.question_id), label: q.name ?? "" }))} onChange={setQuestionId} />
@@ -102,7 +113,7 @@ export function DashboardEditorBar({ draft, tab, change }: Props) {
                   onChange={(next) => change((d) => linkFilter(d, item.key, card.key,
                     next === "" ? null : next === COLUMN ? { column: link?.column || "" } : { variable: next, end_variable: item.type === "date_range" ? next : undefined }))} />
                 {mode === COLUMN && (
-                  <TextField label={t("dashboards.linkColumnName", { filter: item.name, card: cardName })} value={link?.column ?? ""} maxLength={200}
+                  <LinkedColumnField questionId={card.question_id} filter={item.name} card={cardName} value={link?.column ?? ""}
                     onChange={(column) => change((d) => linkFilter(d, item.key, card.key, { column }))} />
                 )}
                 {item.type === "date_range" && link?.variable && (

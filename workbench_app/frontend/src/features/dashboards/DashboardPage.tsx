@@ -12,8 +12,8 @@ import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { CardKeyboardHandle } from "./CardKeyboardHandle";
 import { DownloadPdfButton } from "../printing/DownloadPdfButton";
-import { ThemedArea } from "../themes/ThemedArea";
-import { useDashboardTheme } from "../themes/useEffectiveTheme";
+import { AppliedTheme } from "../themes/ThemedArea";
+import { dashboardThemeKey, ownThemeId, useDashboardTheme } from "../themes/useEffectiveTheme";
 import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
@@ -50,9 +50,18 @@ export default function DashboardPage() {
   const theme = useDashboardTheme(dashboardId);
   const dashboard = useQuery(dashboardQuery(dashboardId));
   const save = useMutation({
-    mutationFn: async (draft: Draft) => (await data(api.PUT("/dashboards/{dashboard_id}", {
-      params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),
-    }))) as unknown as Dashboard,
+    mutationFn: async (draft: Draft) => {
+      const saved = (await data(api.PUT("/dashboards/{dashboard_id}", {
+        params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),
+      }))) as unknown as Dashboard;
+      // The theme has its own endpoint (the server checks the edit right there too).
+      if (draft.theme_id !== undefined && draft.theme_id !== ownThemeId(theme.data)) {
+        queryClient.setQueryData(dashboardThemeKey(dashboardId), await data(api.PUT("/dashboards/{dashboard_id}/theme", {
+          params: { path: { dashboard_id: dashboardId } }, body: { theme_id: draft.theme_id },
+        })));
+      }
+      return saved;
+    },
     onSuccess: async (saved) => {
       queryClient.setQueryData(dashboardKey(dashboardId), saved);
       await queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) });
@@ -149,7 +158,7 @@ export default function DashboardPage() {
       </PageHeader>
       {saved.description && <p className={styles.description}>{saved.description}</p>}
       <ErrorMessage error={save.error} />
-      {editing && <DashboardEditorBar draft={draft} tab={tab} change={change} />}
+      {editing && <DashboardEditorBar draft={draft} ownTheme={ownThemeId(theme.data)} tab={tab} change={change} />}
       {editing && <p className={styles.announcer} role="status" aria-live="polite">{announcement}</p>}
       {!editing && <FilterBar dashboardId={dashboardId} filters={saved.filters} values={values} onApply={applyFilters} />}
       {draft.tabs.length > 0 && (
@@ -165,11 +174,10 @@ export default function DashboardPage() {
       )}
       <div role={draft.tabs.length > 0 ? "tabpanel" : undefined} aria-label={draft.tabs.find((item) => item.key === tab)?.name}>
         {cardsOfTab(draft, tab).length === 0 && <p>{t("dashboards.emptyTab")}</p>}
-        <ThemedArea theme={theme.data?.settings} logoThemeId={theme.data?.has_logo ? theme.data.theme_id : null}
-          logoLabel={theme.data?.name ?? undefined}>
+        <AppliedTheme theme={theme.data}>
           <DashboardGrid cards={cardsOfTab(draft, tab)} editing={editing !== null}
             onPlace={(items) => change((d) => placeCards(d, items))} render={renderCard} />
-        </ThemedArea>
+        </AppliedTheme>
       </div>
     </div>
   );

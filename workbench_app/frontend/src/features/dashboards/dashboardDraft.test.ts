@@ -19,6 +19,13 @@ const saved: Dashboard = {
 };
 
 describe("a dashboard draft", () => {
+  it("keeps a chosen theme out of the saved body (it has its own endpoint), and undo takes it back", () => {
+    const editing = apply({ draft: draftOf(saved), previous: null }, (d) => ({ ...d, theme_id: 7 }));
+    expect(editing.draft.theme_id).toBe(7);
+    expect("theme_id" in saveBody(editing.draft)).toBe(false);
+    expect(undo(editing).draft.theme_id).toBeUndefined();
+  });
+
   it("saves what it was read from, keys linking filters to cards", () => {
     const body = saveBody(draftOf(saved));
     expect(body.cards).toEqual([

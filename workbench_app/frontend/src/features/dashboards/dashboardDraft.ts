@@ -75,6 +75,9 @@ export interface DraftFilter {
 
 export interface Draft {
   warm_up: boolean;
+  /** The dashboard's own theme as chosen in the editor (null: its folder's; undefined: unchanged).
+   *  Saved apart (PUT /dashboards/<id>/theme), so saveBody leaves it out. */
+  theme_id?: number | null | undefined;
   tabs: { key: string; name: string }[];
   cards: DraftCard[];
   filters: DraftFilter[];

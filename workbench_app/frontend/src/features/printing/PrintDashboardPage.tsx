@@ -13,7 +13,7 @@ import type { Dashboard, SavedCard } from "../dashboards/dashboardDraft";
 import { cardFilters, filterValues } from "../dashboards/filterState";
 import { TextCard } from "../dashboards/TextCard";
 import { resultColumns, type Result } from "../results/types";
-import { ThemedArea } from "../themes/ThemedArea";
+import { AppliedTheme } from "../themes/ThemedArea";
 import { useDashboardTheme } from "../themes/useEffectiveTheme";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PrintTable } from "./PrintTable";
@@ -94,8 +94,7 @@ export default function PrintDashboardPage() {
   }
 
   return (
-    <ThemedArea theme={theme.data?.settings} logoThemeId={theme.data?.has_logo ? theme.data.theme_id : null}
-      logoLabel={theme.data?.name ?? undefined} className={styles.page}>
+    <AppliedTheme theme={theme.data} className={styles.page}>
       <h1 className={styles.title}>{saved.name}</h1>
       {saved.description && <p className={styles.description}>{saved.description}</p>}
       {sections.filter((section) => section.cards.length > 0).map((section) => (
@@ -106,6 +105,6 @@ export default function PrintDashboardPage() {
           </div>
         </div>
       ))}
-    </ThemedArea>
+    </AppliedTheme>
   );
 }

@@ -17,6 +17,7 @@ import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import type { SchemaTable } from "../data/DataPage";
 import { ResultPanel } from "../results/ResultPanel";
+import { QuestionTheme } from "../themes/QuestionTheme";
 import { resultColumns } from "../results/types";
 import {
   BUCKETS, emptyState, FUNCTIONS, kindOf, kindKey, operatorsFor, RELATIVE_UNITS, sortOptions, toDefinition,
@@ -248,8 +249,10 @@ export default function QuestionBuilderPage() {
       <ErrorMessage error={result.error} onRetry={() => void result.refetch()} />
       {result.isFetching && <p role="status" aria-live="polite">{t("sql.running")}</p>}
       {result.data && chartSpec && pending && (
-        <ResultPanel result={result.data} spec={chartSpec} onSpecChange={setSpec} title={question.data?.name ?? t("builder.title")}
-          fetchCsv={pending ? () => downloadBuilderCsv(pending) : undefined} />
+        <QuestionTheme questionId={questionId ? Number(questionId) : null}>
+          <ResultPanel result={result.data} spec={chartSpec} onSpecChange={setSpec} title={question.data?.name ?? t("builder.title")}
+            fetchCsv={pending ? () => downloadBuilderCsv(pending) : undefined} />
+        </QuestionTheme>
       )}
       {saving && <SaveQuestionDialog initialName={question.data?.name ?? ""} initialFolder={question.data?.folder_id}
         onSave={save} onCancel={() => setSaving(false)} />}

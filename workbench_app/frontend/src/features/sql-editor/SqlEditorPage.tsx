@@ -12,6 +12,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import { ResultPanel } from "../results/ResultPanel";
+import { QuestionTheme } from "../themes/QuestionTheme";
 import { resultColumns } from "../results/types";
 import { SqlEditor, type ErrorPosition } from "./SqlEditor";
 import styles from "./SqlEditorPage.module.css";
@@ -127,8 +128,11 @@ export default function SqlEditorPage() {
       <ErrorMessage error={statement.error} onRetry={statement.refusal ? undefined : statement.retry} />
       {statement.running && <p role="status" aria-live="polite">{t("sql.running")}</p>}
       {statement.cancelled && <p role="status">{t("sql.cancelled")}</p>}
-      {result && chartSpec && <ResultPanel result={result} spec={chartSpec} onSpecChange={setSpec} title={title}
-        fetchCsv={statement.fetchCsv} />}
+      {result && chartSpec && (
+        <QuestionTheme questionId={questionId ? Number(questionId) : null}>
+          <ResultPanel result={result} spec={chartSpec} onSpecChange={setSpec} title={title} fetchCsv={statement.fetchCsv} />
+        </QuestionTheme>
+      )}
       {saving && (
         <SaveQuestionDialog initialName={question.data?.name ?? ""} initialFolder={question.data?.folder_id}
           onSave={save} onCancel={() => setSaving(false)} />
