@@ -123,8 +123,12 @@ class DbtBuilds:
     """dbt builds timed without dbt's start-up: the project is parsed once, in process, as a
     long-running orchestrator would keep it (`--subprocess` times the command line instead)."""
 
-    def __init__(self, url: str, threads: int, subprocess_mode: bool):
+    def __init__(self, url: str, threads: int, subprocess_mode: bool, target_path: Path):
         self.env = dbt_environment(url)
+        # The bench's own target directory: the project's (its manifest, run results) stays untouched.
+        self.target_path = target_path
+        self.paths = ["--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
+                      "--target-path", str(target_path)]
         self.threads = threads
         self.subprocess_mode = subprocess_mode
         self.runner = None
@@ -132,8 +136,7 @@ class DbtBuilds:
             os.environ.update(self.env)
             from dbt.cli.main import dbtRunner
 
-            parsed = dbtRunner().invoke(["parse", "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
-                                         "--profiles-dir", str(DBT_PROJECT_DIR)])
+            parsed = dbtRunner().invoke(["parse", "--quiet", *self.paths])
             if not parsed.success:
                 sys.exit(f"dbt parse failed: {parsed.exception}")
             self.runner = dbtRunner(manifest=parsed.result)
@@ -143,12 +146,11 @@ class DbtBuilds:
         args = ["build", "--exclude-resource-type", "unit_test", "--threads", str(self.threads), *extra]
         started = time.perf_counter()
         if self.subprocess_mode:
-            result = subprocess.run([dbt_executable(), *args], cwd=DBT_PROJECT_DIR, env={**os.environ, **self.env},
+            result = subprocess.run([dbt_executable(), *args, *self.paths], cwd=DBT_PROJECT_DIR, env={**os.environ, **self.env},
                                     capture_output=True, text=True)
             ok, detail = result.returncode == 0, result.stdout[-4000:]
         else:
-            result = self.runner.invoke([*args, "--quiet", "--project-dir", str(DBT_PROJECT_DIR),
-                                         "--profiles-dir", str(DBT_PROJECT_DIR)])
+            result = self.runner.invoke([*args, "--quiet", *self.paths])
             ok, detail = result.success, str(result.exception or result.result)[-4000:]
         elapsed = time.perf_counter() - started
         if not ok:
@@ -193,16 +195,17 @@ class PhaseClock:
                             self.sampler.reset())
 
 
-def model_timings(top: int) -> list[tuple[str, float]]:
-    """The slowest models of the last dbt command, from its run_results.json."""
-    results = json.loads((DBT_PROJECT_DIR / "target" / "run_results.json").read_text())["results"]
-    timed = [(r["unique_id"].split(".")[-1], r["execution_time"]) for r in results]
+def model_timings(target_path: Path, top: int) -> list[tuple[str, float]]:
+    """The slowest nodes of the last dbt command, from its run_results.json (a data test is named
+    without its hash: model.analytics.int_visits, test.analytics.unique_x.1a2b3c)."""
+    results = json.loads((target_path / "run_results.json").read_text())["results"]
+    timed = [(r["unique_id"].split(".")[2], r["execution_time"]) for r in results]
     return sorted(timed, key=lambda item: -item[1])[:top]
 
 
-def print_timings(top: int) -> None:
+def print_timings(target_path: Path, top: int) -> None:
     if top:
-        print("    slowest: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in model_timings(top)))
+        print("    slowest: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in model_timings(target_path, top)))
 
 
 def bench_size(events: int, args: argparse.Namespace) -> dict:
@@ -230,10 +233,10 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
                     site_id, events, history_end - timedelta(days=args.days), history_end, rng)))
                 print(f"loaded {loaded:,} events with COPY in {loading.seconds:.1f} s (load {loading.load_average:.1f})")
 
-                builds = DbtBuilds(url, args.threads, args.subprocess)
+                builds = DbtBuilds(url, args.threads, args.subprocess, Path(tmp) / "dbt-target")
                 _, full = clock.run(builds.build)
                 print(f"full build:        {full.seconds:7.1f} s  {loaded / full.seconds:10,.0f} rows/s  {full.describe()}")
-                print_timings(args.top)
+                print_timings(builds.target_path, args.top)
 
                 day = max(1, events // args.days)
                 load(url, synthetic_events(site_id, day, history_end, now, rng))
@@ -241,7 +244,7 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
                 _, incremental = clock.run(lambda: builds.build("--exclude", "config.materialized:view"))
                 print(f"incremental day:   {incremental.seconds:7.1f} s  {day / incremental.seconds:10,.0f} rows/s  "
                       f"({day:,} events)  {incremental.describe()}")
-                print_timings(args.top)
+                print_timings(builds.target_path, args.top)
             with psycopg.connect(url) as conn:
                 visits = conn.execute("select count(*) from intermediate.int_visits").fetchone()[0]
             print(f"visits: {visits:,}; incremental / full = {incremental.seconds / full.seconds:.2f}")
