@@ -264,12 +264,12 @@ def main() -> None:
                         help="time `dbt build` as a command (start-up and parsing included)")
     args = parser.parse_args()
     runs = [bench_size(events, args) for events in args.events]
-    print("\n   events |  load s | full s | full rows/s | incr s | incr rows/s | pg peak MiB | dbt peak MiB | load avg")
+    print("\n    events |  load s | full s | full rows/s | incr s | incr rows/s | pg peak MiB | dbt peak MiB | load avg")
     for run in runs:
         full, incremental = run["full"], run["incremental"]
         peak_pg = max(full.peaks.postgres, incremental.peaks.postgres) / 2**20
         peak_dbt = max(full.peaks.dbt, incremental.peaks.dbt) / 2**20
-        print(f"{run['events']:>9,} | {run['load'].seconds:7.1f} | {full.seconds:6.1f} | "
+        print(f"{run['events']:>10,} | {run['load'].seconds:7.1f} | {full.seconds:6.1f} | "
               f"{run['events'] / full.seconds:11,.0f} | {incremental.seconds:6.1f} | "
               f"{run['day'] / incremental.seconds:11,.0f} | {peak_pg:11,.0f} | {peak_dbt:12,.0f} | "
               f"{full.load_average:.1f}/{incremental.load_average:.1f}")
