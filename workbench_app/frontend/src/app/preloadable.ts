@@ -4,7 +4,7 @@
 // (its fallback throttle): on a dashboard that was a third of the time to the first chart. So the
 // screen of the address being opened and the chart code are fetched early (`preload`) and then
 // drawn without a fallback.
-import { createElement, lazy, type ComponentType, type ReactElement } from "react";
+import { createElement, lazy, useState, type ComponentType, type ReactElement } from "react";
 
 export interface Preloadable<P extends object> {
   (props: P): ReactElement;
@@ -19,6 +19,11 @@ export function preloadable<P extends object>(load: () => Promise<{ default: Com
     (error: unknown) => { pending = null; throw error; }, // a failed download may be tried again
   ));
   const Lazy = lazy(preload);
-  const component = (props: P) => createElement((loaded ?? Lazy) as ComponentType<P>, props);
+  const component = (props: P) => {
+    // An instance keeps the type it started with: switching from the lazy wrapper to the loaded
+    // component would remount it and lose its state (a dashboard's unsaved edits).
+    const [type] = useState(() => (loaded ?? Lazy) as ComponentType<P>);
+    return createElement(type, props);
+  };
   return Object.assign(component, { preload });
 }
