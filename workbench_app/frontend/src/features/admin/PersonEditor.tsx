@@ -38,6 +38,9 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
   const [link, setLink] = useState<string | null>(null);
   const [confirmDeactivate, setConfirmDeactivate] = useState(false);
   const [saved, setSaved] = useState(false);
+  // The box being changed, set in the click's own render: the cache update below lands a task
+  // later, and a controlled checkbox would meanwhile snap back to its old state.
+  const [toggling, setToggling] = useState<{ groupId: number; member: boolean } | null>(null);
   const groups = useQuery({ queryKey: GROUPS_KEY, queryFn: async () => (await data(api.GET("/groups"))).groups });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: PEOPLE_KEY });
 
@@ -68,7 +71,7 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
     onMutate: ({ groupId, member }) => queryClient.setQueryData(GROUPS_KEY, (old: Group[] | undefined) => old?.map((group) =>
       group.group_id !== groupId ? group : {
         ...group, members: member ? [...group.members, user.user_id] : group.members.filter((id) => id !== user.user_id) })),
-    onSettled: () => { void queryClient.invalidateQueries({ queryKey: GROUPS_KEY }); refresh(); },
+    onSettled: () => { setToggling(null); void queryClient.invalidateQueries({ queryKey: GROUPS_KEY }); refresh(); },
   });
   const memberOf = new Set((groups.data ?? []).filter((g) => g.members.includes(user.user_id)).map((g) => g.group_id));
 
@@ -104,8 +107,13 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
         <legend>{t("admin.people.groups")}</legend>
         {(groups.data ?? []).map((group) => (
           <label key={group.group_id} className={styles.check}>
-            <input type="checkbox" checked={memberOf.has(group.group_id)} disabled={membership.isPending}
-              onChange={(event) => membership.mutate({ groupId: group.group_id, member: event.target.checked })} />
+            <input type="checkbox" disabled={membership.isPending}
+              checked={toggling?.groupId === group.group_id ? toggling.member : memberOf.has(group.group_id)}
+              onChange={(event) => {
+                const change = { groupId: group.group_id, member: event.target.checked };
+                setToggling(change);
+                membership.mutate(change);
+              }} />
             {group.name}
           </label>
         ))}
