@@ -126,6 +126,28 @@ def test_one_failing_card_shows_its_error_and_the_others_draw(page, stack):
     expect_chart(page, "Top pages")
 
 
+def test_an_opened_address_runs_each_card_of_its_tab_once(page, stack):
+    """The card runs start with the dashboard's first reads (before the page draws its grid): each
+    card of the tab in the address runs once, carrying the session's CSRF token, with the URL's filter."""
+    top, per_day = _demo_question(stack, "Top pages"), _demo_question(stack, "Visits per day")
+    dashboard = stack.ok("POST", "/dashboards", json={
+        "name": "Opened by address", "tabs": [{"key": "t1", "name": "One"}, {"key": "t2", "name": "Two"}],
+        "cards": [{"question_id": top, "col": 0, "tab": "t1"}, {"question_id": per_day, "col": 6, "tab": "t2"},
+                  {"question_id": top, "col": 0, "row": 4, "tab": "t2"}]})
+    second = dashboard["tabs"][1]["tab_id"]
+    shown = [c["card_id"] for c in dashboard["cards"] if c["tab_id"] == second]
+    assert len(shown) == 2
+    sign_in(page)
+    runs: list[tuple[str, int]] = []
+    page.on("response", lambda r: runs.append((r.url, r.status)) if r.url.endswith("/run") else None)
+    page.goto(f"{stack.base_url}/dashboards/{dashboard['dashboard_id']}?tab=t{second}")
+    expect(card(page, "Visits per day").get_by_test_id("chart").locator("svg")).to_be_visible(timeout=30_000)
+    expect(card(page, "Top pages").get_by_test_id("chart").locator("svg")).to_be_visible(timeout=30_000)
+    page.wait_for_timeout(500)
+    assert sorted(runs) == sorted((f"{stack.base_url}/api/v1/dashboards/{dashboard['dashboard_id']}/cards/{card_id}/run", 200)
+                                  for card_id in shown), runs
+
+
 def _demo_question(stack, name: str) -> int:
     found = stack.ok("GET", "/questions", params={"search": name})["questions"]
     return next(q["question_id"] for q in found if q["name"] == name)

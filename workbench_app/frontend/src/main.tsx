@@ -10,11 +10,11 @@ import { App, preloadScreen } from "./app/App";
 document.addEventListener("click", (event) => {
   const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
   if (link instanceof HTMLAnchorElement && link.origin === window.location.origin) {
-    void preloadScreen(link.pathname).catch(() => undefined);
+    void preloadScreen(link.pathname, link.search).catch(() => undefined);
   }
 }, { capture: true });
 
 // The first render waits for the screen's code (a failed download is shown by the screen itself).
-void preloadScreen(window.location.pathname).catch(() => undefined).then(() => {
+void preloadScreen(window.location.pathname, window.location.search).catch(() => undefined).then(() => {
   createRoot(document.getElementById("root")!).render(<StrictMode><App /></StrictMode>);
 });

@@ -37,9 +37,10 @@ export function useSessionQuery() {
   return useQuery(sessionQuery);
 }
 
-/** Asks for the session before the first render, while the screen's code downloads. */
-export function prefetchSession(queryClient: QueryClient): void {
-  void queryClient.prefetchQuery(sessionQuery);
+/** Asks for the session before the first render, while the screen's code downloads. Resolves to
+ * whether someone is signed in (then the CSRF token is set, which a first read that posts needs). */
+export function prefetchSession(queryClient: QueryClient): Promise<boolean> {
+  return queryClient.fetchQuery(sessionQuery).then((answer) => answer !== null, () => false);
 }
 
 export function signInPath(location: { pathname: string; search: string }): string {

@@ -24,7 +24,11 @@ interface Props {
   fill?: boolean;
 }
 
-export default function ChartView({ spec, columns, rows, forecasts = [], title, fill = false }: Props) {
+// One empty list for every chart without forecasts: a fresh `[]` at each render would count as a
+// change below and redraw the chart each time its card renders (its "updated" label, say).
+const NO_FORECASTS: ForecastSeries[] = [];
+
+export default function ChartView({ spec, columns, rows, forecasts = NO_FORECASTS, title, fill = false }: Props) {
   const { t } = useTranslation();
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);

@@ -17,13 +17,13 @@ import { dashboardThemeKey, ownThemeId, useDashboardTheme } from "../themes/useE
 import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
-  apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, undo,
+  apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, savedQuestionCardId, shownTab, undo,
   type Dashboard, type Draft, type DraftCard, type Editing,
 } from "./dashboardDraft";
-import { dashboardKey, dashboardQuery } from "./dashboardQueries";
+import { cardRunKey, dashboardKey, dashboardQuery } from "./dashboardQueries";
 import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
-import { cardRunKey, preloadChart, QuestionCard } from "./QuestionCard";
+import { preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
 import { ShareDashboard } from "../sharing/ShareDashboard";
 import styles from "./DashboardPage.module.css";
@@ -74,7 +74,7 @@ export default function DashboardPage() {
   const saved = dashboard.data;
   const draft = editing?.draft ?? draftOf(saved);
   const change = (edit: (d: Draft) => Draft) => setEditing((old) => apply(old ?? { draft: draftOf(saved), previous: null }, edit));
-  const tab = draft.tabs.find((item) => item.key === params.get("tab"))?.key ?? draft.tabs[0]?.key ?? null;
+  const tab = shownTab(draft, params.get("tab"));
   const values = filterValues(params, saved.filters);
   const minutes = refreshMinutes(params, saved.auto_refresh_seconds);
 
@@ -105,6 +105,7 @@ export default function DashboardPage() {
           aria-label={t("dashboards.removeNamed", { name: cardName(card) })}>{t("dashboards.remove")}</Button>
       </div>
     );
+    const cardId = savedQuestionCardId(card);
     let body;
     if (card.kind === "heading") {
       body = editing
@@ -117,8 +118,7 @@ export default function DashboardPage() {
           <textarea value={card.text ?? ""} maxLength={20_000} onChange={(event) => change((d) => changeCard(d, card.key, { text: event.target.value }))} />
         </label>
         : <TextCard text={card.text ?? ""} />;
-    } else if (card.key.startsWith("c") && card.question_id !== undefined) {
-      const cardId = Number(card.key.slice(1));
+    } else if (cardId !== null && card.question_id !== undefined) {
       body = <QuestionCard dashboardId={dashboardId} cardId={cardId} questionId={card.question_id}
         title={card.question_name ?? ""} visualization={card.visualization}
         filters={cardFilters(cardId, saved.filters, values)} refreshMs={minutes ? minutes * 60_000 : false} now={now} />;

@@ -4,12 +4,12 @@ import { useQuery } from "@tanstack/react-query";
 import { Suspense, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
-import { api, data } from "../../api/client";
 import { readSpec } from "../charts/chartSpec";
 import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { ResultTable } from "../results/ResultTable";
 import { resultColumns, type Result } from "../results/types";
 import { ErrorMessage } from "../../ui/ErrorMessage";
+import { cardRunQuery } from "./dashboardQueries";
 import { minutesSince } from "./filterState";
 import styles from "./DashboardPage.module.css";
 
@@ -35,15 +35,11 @@ interface Props {
   runKey?: string | undefined;
 }
 
-export const cardRunKey = (dashboardId: number) => ["dashboard-card", dashboardId] as const;
-
 export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now, run: runShared, csv, runKey }: Props) {
   const { t } = useTranslation();
   const run = useQuery({
-    queryKey: [...cardRunKey(dashboardId), cardId, filters, runKey ?? null],
-    queryFn: async () => runShared ? runShared(cardId, filters) : (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
-      params: { path: { dashboard_id: dashboardId, card_id: cardId } }, body: { filters },
-    }))) as Result,
+    ...(runShared ? { ...cardRunQuery(dashboardId, cardId, filters, runKey), queryFn: () => runShared(cardId, filters) }
+      : cardRunQuery(dashboardId, cardId, filters)),
     refetchInterval: refreshMs,
     refetchIntervalInBackground: false,
   });

@@ -135,6 +135,16 @@ export function saveBody(draft: Draft) {
   };
 }
 
+/** The tab shown for the address's `tab` parameter: the first one when it names none. */
+export function shownTab(draft: Draft, asked: string | null): string | null {
+  return draft.tabs.find((item) => item.key === asked)?.key ?? draft.tabs[0]?.key ?? null;
+}
+
+/** The saved card id of a question card (`c<id>`); null for text, headings and unsaved cards. */
+export function savedQuestionCardId(card: DraftCard): number | null {
+  return card.kind === "question" && card.key.startsWith("c") && card.question_id !== undefined ? Number(card.key.slice(1)) : null;
+}
+
 /** The tab a card shows on: cards saved without a tab belong to the first one. */
 export function cardsOfTab(draft: Draft, tab: string | null): DraftCard[] {
   const first = draft.tabs[0]?.key ?? null;

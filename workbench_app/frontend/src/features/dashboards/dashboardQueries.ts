@@ -4,9 +4,23 @@ import type { QueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
 import { LazyChartView } from "../charts/lazyChartView";
 import { dashboardThemeQuery } from "../themes/useEffectiveTheme";
-import type { Dashboard } from "./dashboardDraft";
+import type { Result } from "../results/types";
+import { cardsOfTab, draftOf, savedQuestionCardId, shownTab, type Dashboard } from "./dashboardDraft";
+import { cardFilters, filterValues } from "./filterState";
 
 export const dashboardKey = (id: number) => ["dashboard", id] as const;
+export const cardRunKey = (dashboardId: number) => ["dashboard-card", dashboardId] as const;
+type CardFilters = Record<string, string | string[]>;
+
+/** One card's run with its filters (shared pages replace `queryFn`, and key it by their link or
+ * token). Fresh for a few seconds: a card mounting just after the prefetch below does not ask again. */
+export const cardRunQuery = (dashboardId: number, cardId: number, filters: CardFilters, runKey?: string) => ({
+  queryKey: [...cardRunKey(dashboardId), cardId, filters, runKey ?? null] as const,
+  staleTime: 5_000,
+  queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
+    params: { path: { dashboard_id: dashboardId, card_id: cardId } }, body: { filters },
+  }))) as Result,
+});
 
 // Fresh for a few seconds: the page mounting just after the prefetch does not ask again.
 export const dashboardQuery = (dashboardId: number) => ({
@@ -15,9 +29,22 @@ export const dashboardQuery = (dashboardId: number) => ({
   queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
 });
 
-export function prefetchDashboard(queryClient: QueryClient, dashboardId: number): void {
-  if (!Number.isInteger(dashboardId)) return;
+/** Starts the reads of the dashboard at `/dashboards/<id>?<search>`: its definition and theme, then
+ * the runs of the cards its page will show (those of the tab and filters in `search`) as soon as
+ * the definition arrives, rather than once the page has drawn and measured its grid. */
+export function prefetchDashboard(queryClient: QueryClient, dashboardId: number, search: string, signedIn: Promise<boolean>): Promise<void> {
+  if (!Number.isInteger(dashboardId)) return Promise.resolve();
   void LazyChartView.preload(); // the largest download, needed as soon as the first card answers
-  void queryClient.prefetchQuery(dashboardQuery(dashboardId));
   void queryClient.prefetchQuery(dashboardThemeQuery(dashboardId));
+  // A run is a POST: it waits for the session's CSRF token too (read beside the definition).
+  return Promise.all([signedIn, queryClient.fetchQuery(dashboardQuery(dashboardId))]).then(([session, dashboard]) => {
+    if (!session) return;
+    const params = new URLSearchParams(search);
+    const values = filterValues(params, dashboard.filters);
+    const draft = draftOf(dashboard);
+    for (const card of cardsOfTab(draft, shownTab(draft, params.get("tab")))) {
+      const cardId = savedQuestionCardId(card);
+      if (cardId !== null) void queryClient.prefetchQuery(cardRunQuery(dashboardId, cardId, cardFilters(cardId, dashboard.filters, values)));
+    }
+  }, () => undefined); // the page shows the error of its own read
 }

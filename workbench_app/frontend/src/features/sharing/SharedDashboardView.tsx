@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { ErrorMessage } from "../../ui/ErrorMessage";
-import { cardsOfTab, draftOf, type Dashboard, type DraftCard } from "../dashboards/dashboardDraft";
+import { cardsOfTab, draftOf, shownTab, type Dashboard, type DraftCard } from "../dashboards/dashboardDraft";
 import { DashboardGrid } from "../dashboards/DashboardGrid";
 import { FilterBar } from "../dashboards/FilterBar";
 import { cardFilters, filterValues, withFilter } from "../dashboards/filterState";
@@ -26,7 +26,7 @@ export function SharedDashboardView({ access, dashboard }: { access: SharedAcces
   const [params, setParams] = useSearchParams();
   const settable = dashboard.filters.filter((item) => item.settable);
   const draft = draftOf(dashboard as unknown as Dashboard);
-  const tab = draft.tabs.find((item) => item.key === params.get("tab"))?.key ?? draft.tabs[0]?.key ?? null;
+  const tab = shownTab(draft, params.get("tab"));
   const values = filterValues(params, settable);
 
   function applyFilters(typed: Record<string, string>) {
