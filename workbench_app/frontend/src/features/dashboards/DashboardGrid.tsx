@@ -20,7 +20,7 @@ export function DashboardGrid({ cards, editing, onPlace, render }: Props) {
   const { width, containerRef, mounted } = useContainerWidth();
   const ordered = [...cards].sort((a, b) => a.row - b.row || a.col - b.col);
   return (
-    <div ref={containerRef} className={styles.grid}>
+    <div ref={containerRef} className={editing ? styles.grid : `${styles.grid} ${styles.still}`}>
       {mounted && width < NARROW && !editing ? (
         <div className={styles.stack}>{ordered.map((card) => <div key={card.key}>{render(card)}</div>)}</div>
       ) : mounted && (
