@@ -1,4 +1,4 @@
-import { useContext, useEffect, useMemo, useRef } from "react";
+import { useContext, useLayoutEffect, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import type { ResultColumn } from "../results/types";
@@ -36,7 +36,9 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
   // Only a signal to draw again (a theme that arrives after the result): the colours are read from the tokens below.
   const palette = useContext(ThemePalette);
 
-  useEffect(() => {
+  // Layout effects: the chart is set up in the commit that places its box, not in a task after the
+  // next paint (a frame later for each card whose answer arrives).
+  useLayoutEffect(() => {
     if (spec.kind === "number" || spec.kind === "table" || !host.current) return undefined;
     const instance = echarts.init(host.current, undefined, { renderer: "svg" });
     // A User Timing mark each time a chart is drawn (read by bench/workbench_ui.py; cheap to keep).
@@ -61,7 +63,7 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
     };
   }, [spec.kind]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!chart.current || !host.current) return;
     chart.current.setOption(buildOption(spec, columns, rows, themePalette(host.current), forecasts, texts), { notMerge: true });
   }, [spec, columns, rows, forecasts, texts, palette]);
