@@ -68,7 +68,7 @@ const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
 ];
 
 // What a screen reads first, asked for beside the session and the screen's code.
-type FirstReads = (params: Record<string, string | undefined>, search: string, signedIn: Promise<boolean>) => unknown;
+type FirstReads = (params: Record<string, string | undefined>, search: string, signedIn: Promise<boolean>) => void;
 const FIRST_READS: Record<string, FirstReads> = {
   "/dashboards/:dashboardId": (params, search, signedIn) => prefetchDashboard(queryClient, Number(params.dashboardId), search, signedIn),
 };

@@ -15,7 +15,6 @@ import { toAttributes, toRows, type AttributeRow } from "./attributes";
 import { OneTimeSecret } from "./OneTimeSecret";
 
 type User = components["schemas"]["User"];
-type Group = components["schemas"]["GroupList"]["groups"][number];
 const GROUPS_KEY = ["admin", "groups"] as const;
 export const PEOPLE_KEY = ["admin", "people"] as const;
 
@@ -38,8 +37,8 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
   const [link, setLink] = useState<string | null>(null);
   const [confirmDeactivate, setConfirmDeactivate] = useState(false);
   const [saved, setSaved] = useState(false);
-  // The box being changed, set in the click's own render: the cache update below lands a task
-  // later, and a controlled checkbox would meanwhile snap back to its old state.
+  // The box being changed, shown from the click's own render until the server's list has it (a
+  // controlled checkbox that waited for the server would seem not to take the click).
   const [toggling, setToggling] = useState<{ groupId: number; member: boolean } | null>(null);
   const groups = useQuery({ queryKey: GROUPS_KEY, queryFn: async () => (await data(api.GET("/groups"))).groups });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: PEOPLE_KEY });
@@ -66,12 +65,12 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
       return member ? data(api.PUT("/groups/{group_id}/members/{user_id}", where))
         : data(api.DELETE("/groups/{group_id}/members/{user_id}", where));
     },
-    // Shown at once (a checkbox that waits for the server would seem not to take the click);
-    // the server's list replaces it when the change is done, or undoes it if refused.
-    onMutate: ({ groupId, member }) => queryClient.setQueryData(GROUPS_KEY, (old: Group[] | undefined) => old?.map((group) =>
-      group.group_id !== groupId ? group : {
-        ...group, members: member ? [...group.members, user.user_id] : group.members.filter((id) => id !== user.user_id) })),
-    onSettled: () => { setToggling(null); void queryClient.invalidateQueries({ queryKey: GROUPS_KEY }); refresh(); },
+    // The server's list then replaces the shown box: with the change, or without it if refused.
+    onSettled: async () => {
+      refresh();
+      await queryClient.invalidateQueries({ queryKey: GROUPS_KEY });
+      setToggling(null);
+    },
   });
   const memberOf = new Set((groups.data ?? []).filter((g) => g.members.includes(user.user_id)).map((g) => g.group_id));
 

@@ -32,12 +32,12 @@ export const dashboardQuery = (dashboardId: number) => ({
 /** Starts the reads of the dashboard at `/dashboards/<id>?<search>`: its definition and theme, then
  * the runs of the cards its page will show (those of the tab and filters in `search`) as soon as
  * the definition arrives, rather than once the page has drawn and measured its grid. */
-export function prefetchDashboard(queryClient: QueryClient, dashboardId: number, search: string, signedIn: Promise<boolean>): Promise<void> {
-  if (!Number.isInteger(dashboardId)) return Promise.resolve();
+export function prefetchDashboard(queryClient: QueryClient, dashboardId: number, search: string, signedIn: Promise<boolean>): void {
+  if (!Number.isInteger(dashboardId)) return;
   void LazyChartView.preload(); // the largest download, needed as soon as the first card answers
   void queryClient.prefetchQuery(dashboardThemeQuery(dashboardId));
   // A run is a POST: it waits for the session's CSRF token too (read beside the definition).
-  return Promise.all([signedIn, queryClient.fetchQuery(dashboardQuery(dashboardId))]).then(([session, dashboard]) => {
+  void Promise.all([signedIn, queryClient.fetchQuery(dashboardQuery(dashboardId))]).then(([session, dashboard]) => {
     if (!session) return;
     const params = new URLSearchParams(search);
     const values = filterValues(params, dashboard.filters);
