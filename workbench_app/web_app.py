@@ -1,7 +1,7 @@
 """The web application: the Vite build of `workbench_app/frontend`, served by Flask.
 
-`index.html` answers every application route (the browser routes from there) and is never
-cached; the hashed assets under `/assets/` are cached for a year. Every page forbids framing
+`index.html` answers every application route (the browser routes from there), with the API answers
+its screen starts with inside (`first_reads.py`), and is never cached; the hashed assets under `/assets/` are cached for a year. Every page forbids framing
 (the embed entry, when it exists, sets its own `frame-ancestors`).
 """
 from __future__ import annotations
@@ -10,8 +10,10 @@ import gzip
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, request, send_from_directory
+from flask import Blueprint, Flask, Response, request, send_from_directory, stream_with_context
 from werkzeug.routing import PathConverter
+
+from workbench_app import first_reads
 
 BUILD = Path(__file__).parent / "frontend" / "dist"
 ONE_YEAR = 365 * 24 * 3600
@@ -38,9 +40,25 @@ def index(route: str = ""):
     if not page.is_file():
         return Response("The web application is not built: run `make frontend` (or `make run`).\n",
                         status=503, mimetype="text/plain")
-    response = send_from_directory(BUILD, "index.html", max_age=0)
-    response.headers["Cache-Control"] = "no-store"
+    head, tail = _page(page.stat().st_mtime)
+
+    def body():
+        # The head goes out first: the browser fetches and compiles the scripts while the reads run.
+        yield head
+        yield first_reads.element(first_reads.first_reads(request.path)) + tail
+
+    response = Response(stream_with_context(body()), mimetype="text/html")
+    response.headers["Cache-Control"] = "no-store"  # it holds the session's CSRF token and the person's data
     return response
+
+
+@lru_cache(maxsize=2)
+def _page(mtime: float) -> tuple[str, str]:
+    """`index.html` cut where the first reads go, before `</body>` (read once per build: its
+    modification time is part of the key)."""
+    html = (BUILD / "index.html").read_text(encoding="utf-8")
+    cut = html.rindex("</body>")
+    return html[:cut], html[cut:]
 
 
 @lru_cache(maxsize=256)

@@ -128,7 +128,8 @@ def test_one_failing_card_shows_its_error_and_the_others_draw(page, stack):
 
 def test_an_opened_address_runs_each_card_of_its_tab_once(page, stack):
     """The card runs start with the dashboard's first reads (before the page draws its grid): each
-    card of the tab in the address runs once, carrying the session's CSRF token, with the URL's filter."""
+    card of the tab in the address runs once, carrying the session's CSRF token, with the URL's filter.
+    The session, the definition and the theme came inside the page: the browser does not ask for them."""
     top, per_day = _demo_question(stack, "Top pages"), _demo_question(stack, "Visits per day")
     dashboard = stack.ok("POST", "/dashboards", json={
         "name": "Opened by address", "tabs": [{"key": "t1", "name": "One"}, {"key": "t2", "name": "Two"}],
@@ -139,13 +140,17 @@ def test_an_opened_address_runs_each_card_of_its_tab_once(page, stack):
     assert len(shown) == 2
     sign_in(page)
     runs: list[tuple[str, int]] = []
+    reads: list[str] = []
     page.on("response", lambda r: runs.append((r.url, r.status)) if r.url.endswith("/run") else None)
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET" and "/api/v1/" in r.url else None)
     page.goto(f"{stack.base_url}/dashboards/{dashboard['dashboard_id']}?tab=t{second}")
     expect(card(page, "Visits per day").get_by_test_id("chart").locator("svg")).to_be_visible(timeout=30_000)
     expect(card(page, "Top pages").get_by_test_id("chart").locator("svg")).to_be_visible(timeout=30_000)
     page.wait_for_timeout(500)
     assert sorted(runs) == sorted((f"{stack.base_url}/api/v1/dashboards/{dashboard['dashboard_id']}/cards/{card_id}/run", 200)
                                   for card_id in shown), runs
+    first = f"{stack.base_url}/api/v1/dashboards/{dashboard['dashboard_id']}"
+    assert not {f"{stack.base_url}/api/v1/session", first, f"{first}/theme"} & set(reads), reads
 
 
 def _demo_question(stack, name: str) -> int:

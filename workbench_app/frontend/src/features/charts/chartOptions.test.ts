@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildOption, numberValue, timeSeries } from "./chartOptions";
+import { buildOption, labelsWidth, numberValue, timeSeries, valueLabels } from "./chartOptions";
 import { canForecast, defaultSpec, readSpec, type ChartSpec } from "./chartSpec";
 
 const overTime = [{ name: "day", type: "DATE" }, { name: "visits", type: "BIGINT" }, { name: "orders", type: "BIGINT" }];
@@ -75,5 +75,31 @@ describe("helpers", () => {
     expect(canForecast({ kind: "bar", x: "day", y: ["visits"] }, overTime)).toBe(true);
     expect(canForecast({ kind: "pie", x: "day", y: ["visits"] }, overTime)).toBe(false);
     expect(canForecast({ kind: "line", x: "channel", y: ["visits"] }, byChannel)).toBe(false);
+  });
+});
+
+describe("room for the axis labels", () => {
+  const columns = [{ name: "path", type: "VARCHAR" }, { name: "views", type: "BIGINT" }];
+
+  it("grows with the longest category of a horizontal bar chart, up to a cut", () => {
+    const short = buildOption({ kind: "bar", x: "path", y: ["views"], horizontal: true }, columns, [["/a", 1]], ["#000"]);
+    const long = buildOption({ kind: "bar", x: "path", y: ["views"], horizontal: true }, columns, [["/a/much/longer/path", 1]], ["#000"]);
+    const huge = buildOption({ kind: "bar", x: "path", y: ["views"], horizontal: true }, columns, [["/x".repeat(200), 1]], ["#000"]);
+    const left = (option: Record<string, unknown>) => (option.grid as { left: number }).left;
+    expect(left(long)).toBeGreaterThan(left(short));
+    expect(left(huge)).toBe(56 + labelsWidth(["/x".repeat(200)]));
+    expect((huge.yAxis as { axisLabel: { overflow: string } }).axisLabel.overflow).toBe("truncate");
+  });
+
+  it("leaves room for the largest value, negative values and stacked sums on a value axis", () => {
+    expect(valueLabels([{ data: [10, 20] }], false)).toEqual(["30", "0"]);
+    expect(valueLabels([{ data: [[1, 12000], [2, -5]] }], false)).toEqual(["18,000", "-8"]);
+    expect(valueLabels([{ data: [600, 100] }, { data: [600, 100] }], true)).toEqual(["1,800", "0"]);
+  });
+
+  it("lets ECharts skip measuring every label", () => {
+    const option = buildOption({ kind: "line", x: "path", y: ["views"] }, columns, [["/a", 1]], ["#000"]);
+    expect(option.grid).toMatchObject({ outerBoundsMode: "none" });
+    expect(option.grid).not.toHaveProperty("containLabel");
   });
 });
