@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+import psycopg
+
 from workbench_app.accounts.identity import Identity
 from workbench_app.engine import Cancellation, EngineError, QueryResult, UserContext, WorkbenchEngine
 from workbench_app.errors import WorkbenchError
@@ -31,10 +33,13 @@ class Session:
     user: UserContext
 
 
-def open_session(services: WorkbenchServices, identity: Identity) -> Session:
-    with services.transaction() as conn:
-        engine = services.catalogs.current(conn)
-        return Session(engine, user_context(conn, identity, engine.catalogs()))
+def open_session(services: WorkbenchServices, identity: Identity, conn: psycopg.Connection | None = None) -> Session:
+    """The engine and `identity`'s permissions, read in `conn`'s transaction or a transaction of their own."""
+    if conn is None:
+        with services.transaction() as own:
+            return open_session(services, identity, own)
+    engine = services.catalogs.current(conn)
+    return Session(engine, user_context(conn, identity, engine.catalogs()))
 
 
 def engine_refusal(error: EngineError) -> WorkbenchError:

@@ -230,15 +230,15 @@ def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int,
     with services.transaction() as conn:
         dashboard = get_dashboard(conn, identity, dashboard_id)
         card, statement = card_statement(conn, identity, dashboard, card_id, filter_values)
+        found = result_cache.lookup(conn, services, identity, dashboard, statement, row_limit, counted=counted)
+    if found.hit is not None:
+        return {**found.hit, "card_id": card_id}
     sql, types, values = statement
-    result = result_cache.cached_run(
-        services, identity, dashboard, card_id, filter_values, statement, row_limit,
-        lambda: {**run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
-                           row_limit=row_limit, question_id=card["question_id"]),
-                 "question_id": card["question_id"]},
-        counted=counted)
-    result["card_id"] = card_id
-    return result
+    result = {**run_for(services, identity, sql, origin=origin, variables=values, variable_types=types,
+                        row_limit=row_limit, question_id=card["question_id"]),
+              "question_id": card["question_id"]}
+    result_cache.store(services, found, identity, card_id, filter_values, result)
+    return {**result, "cached": False, "card_id": card_id}
 
 
 def filter_values_list(services: WorkbenchServices, identity: Identity, dashboard_id: int, filter_id: int,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import psycopg
 from psycopg.rows import dict_row
@@ -37,11 +38,12 @@ def _without_nonces(material: str, parameters: Mapping[str, Any]) -> str:
     return material
 
 
-def statement_key(services: WorkbenchServices, identity: Identity, sql: str, variable_types: Mapping[str, str],
-                  variables: Mapping[str, Any], row_limit: int | None) -> tuple[str, list[str]] | None:
+def statement_key(conn: psycopg.Connection, services: WorkbenchServices, identity: Identity, sql: str,
+                  variable_types: Mapping[str, str], variables: Mapping[str, Any], row_limit: int | None
+                  ) -> tuple[str, list[str]] | None:
     """(key, tables read) of the statement as it would run for `identity`; None when it is refused
     (the run that follows reports the refusal and records it)."""
-    session = open_session(services, identity)
+    session = open_session(services, identity, conn)
     try:
         rewritten = session.engine.rewrite(sql, session.user, variables=variables, variable_types=variable_types,
                                            row_limit=row_limit)
@@ -65,28 +67,44 @@ def _count(conn: psycopg.Connection, dashboard_id: int, column: str) -> None:
                  (dashboard_id,))
 
 
-def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mapping[str, Any], card_id: int,
-               filter_values: Mapping[str, Any], statement: tuple[str, Mapping[str, str], Mapping[str, Any]],
-               row_limit: int | None, run: Callable[[], dict[str, Any]], counted: bool = True) -> dict[str, Any]:
-    """The card's result from the cache when fresh, else `run()`'s, stored for the dashboard's TTL
-    (`counted=False`: neither a hit nor a miss, for the warm-up)."""
+@dataclass(frozen=True)
+class Lookup:
+    """What the cache holds for one card run: the fresh result (a hit), or where to store one."""
+
+    dashboard_id: int
+    ttl: int
+    key: str | None = None  # None: not cached (no TTL, or the statement is refused)
+    tables: tuple[str, ...] = ()
+    hit: dict[str, Any] | None = None
+
+
+def lookup(conn: psycopg.Connection, services: WorkbenchServices, identity: Identity, dashboard: Mapping[str, Any],
+           statement: tuple[str, Mapping[str, str], Mapping[str, Any]], row_limit: int | None,
+           counted: bool = True) -> Lookup:
+    """The card's cached result when fresh, in the caller's transaction (the one that read the
+    dashboard: a cached card costs one round of the metadata database), counted as a hit or a miss
+    (`counted=False`: neither, for the warm-up)."""
     ttl = dashboard.get("cache_ttl_seconds") or 0
     sql, types, values = statement
-    found = statement_key(services, identity, sql, types, values, row_limit) if ttl > 0 else None
+    found = statement_key(conn, services, identity, sql, types, values, row_limit) if ttl > 0 else None
     if found is None:
-        return {**run(), "cached": False}
+        return Lookup(dashboard["dashboard_id"], ttl)
     key, tables = found
-    dashboard_id = dashboard["dashboard_id"]
-    with services.transaction() as conn:
-        row = conn.execute("""select result, created_at from dashboard_result_cache
-                              where dashboard_id = %s and cache_key = %s and expires_at > now()""",
-                           (dashboard_id, key)).fetchone()
-        if counted:
-            _without_flush(conn)
-            _count(conn, dashboard_id, "hits" if row else "misses")
-    if row:
-        return {**row[0], "cached": True, "cached_at": row[1].isoformat()}
-    result = run()
+    row = conn.execute("""select result, created_at from dashboard_result_cache
+                          where dashboard_id = %s and cache_key = %s and expires_at > now()""",
+                       (dashboard["dashboard_id"], key)).fetchone()
+    if counted:
+        _without_flush(conn)
+        _count(conn, dashboard["dashboard_id"], "hits" if row else "misses")
+    hit = {**row[0], "cached": True, "cached_at": row[1].isoformat()} if row else None
+    return Lookup(dashboard["dashboard_id"], ttl, key, tuple(tables), hit)
+
+
+def store(services: WorkbenchServices, found: Lookup, identity: Identity, card_id: int,
+          filter_values: Mapping[str, Any], result: dict[str, Any]) -> None:
+    """Keep a card's fresh `result` for the dashboard's TTL (nothing when `found` says not cached)."""
+    if found.key is None:
+        return
     with services.transaction() as conn:
         _without_flush(conn)
         conn.execute(
@@ -96,8 +114,8 @@ def cached_run(services: WorkbenchServices, identity: Identity, dashboard: Mappi
                on conflict (dashboard_id, cache_key) do update set result = excluded.result,
                    created_at = now(), expires_at = excluded.expires_at, user_id = excluded.user_id,
                    card_id = excluded.card_id, filter_values = excluded.filter_values""",
-            (key, dashboard_id, card_id, identity.user_id, Jsonb(dict(filter_values)), tables, Jsonb(result), ttl))
-    return {**result, "cached": False}
+            (found.key, found.dashboard_id, card_id, identity.user_id, Jsonb(dict(filter_values)),
+             list(found.tables), Jsonb(result), found.ttl))
 
 
 def invalidate_tables(conn: psycopg.Connection, tables: list[str]) -> list[dict[str, Any]]:
