@@ -49,7 +49,8 @@ def _answer(path: str) -> tuple[int, Any] | None:
     """`GET path` answered by this application, with the request's cookies and address."""
     environ = {key: value for key, value in request.environ.items()
                if not key.startswith("werkzeug.") and key not in ("CONTENT_TYPE", "CONTENT_LENGTH")}
-    environ.update({"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "", "wsgi.input": io.BytesIO()})
+    environ.update({"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "", "RAW_URI": path,
+                    "REQUEST_URI": path, "wsgi.input": io.BytesIO()})
     environ.pop("HTTP_AUTHORIZATION", None)  # as the browser's own read would: the cookie only
     status: list[int] = []
 
