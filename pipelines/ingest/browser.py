@@ -10,6 +10,7 @@ made-up ids cannot create rows without end.
 from __future__ import annotations
 
 import functools
+import hashlib
 import hmac
 import secrets
 import threading
@@ -140,7 +141,7 @@ class AddressRateLimit:
 
     def __init__(self, per_minute: int = 600):
         self.per_minute = per_minute
-        self._key = secrets.token_bytes(32)
+        self._keyed = hmac.new(secrets.token_bytes(32), digestmod=hashlib.sha256)
         self._buckets: dict[bytes, tuple[float, float]] = {}
         self._lock = threading.Lock()
         self._swept = time.monotonic()
@@ -148,7 +149,9 @@ class AddressRateLimit:
     def allow(self, ip: str | None, events: int) -> bool:
         if ip is None:
             return True
-        key = hmac.digest(self._key, ip.encode(), "sha256")[:16]
+        keyed = self._keyed.copy()
+        keyed.update(ip.encode())
+        key = keyed.digest()[:16]
         now = time.monotonic()
         rate = self.per_minute / 60.0
         with self._lock:
