@@ -117,12 +117,17 @@ def is_bot(user_agent: str | None) -> bool:
         return bool(_crawler_detect.isCrawler(user_agent))
 
 
+@functools.lru_cache(maxsize=8)
+def _canonical_set(addresses: tuple[str, ...]) -> frozenset[str | None]:
+    return frozenset(canonical_ip(a) for a in addresses)
+
+
 def client_ip(remote_addr: str | None, forwarded_for: str | None, trusted_proxies: tuple[str, ...]) -> str | None:
     """The visitor's address: the socket peer, or, when the peer is a trusted proxy, the nearest
     X-Forwarded-For entry that is not itself a trusted proxy (entries further left can be forged
     by the client)."""
     address = canonical_ip(remote_addr)
-    trusted = {canonical_ip(p) for p in trusted_proxies}
+    trusted = _canonical_set(trusted_proxies if isinstance(trusted_proxies, tuple) else tuple(trusted_proxies))
     if address is None or address not in trusted or not forwarded_for:
         return address
     for entry in reversed([part.strip() for part in forwarded_for.split(",")]):

@@ -270,14 +270,14 @@ class BatchWriter:
         self._last_attempt = 0.0
         self._last_maintenance = 0.0
         self._thread: threading.Thread | None = None
+        self._running = False  # set by the writer thread itself while it runs
         self._start_lock = threading.Lock()
         self.groups_committed = 0
 
     def start(self) -> None:
         """Start the thread (idempotent); its first act is replaying the spool."""
-        thread = self._thread
-        if thread is not None and thread.is_alive():
-            return  # every submit passes here: no lock on the way
+        if self._running:
+            return  # every submit passes here: no lock (Thread.is_alive takes one) on the way
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="event-writer", daemon=True)
@@ -305,6 +305,13 @@ class BatchWriter:
     # The writer thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
+        self._running = True
+        try:
+            self._loop()
+        finally:
+            self._running = False
+
+    def _loop(self) -> None:
         self._try_replay()
         while True:
             try:
