@@ -19,7 +19,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from pipelines.admin.privacy_requests import create_request, subject_key
-from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_server_key
+from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_and_count, authenticate_server_key
 from pipelines.database.connection import DatabaseUnavailable
 from pipelines.ingest import rate_limits
 from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, load_site_config
@@ -88,6 +88,14 @@ class Ingestion:
         fingerprint = hashlib.sha256(secret.encode()).digest()
         try:
             with self.connection() as conn:
+                if idempotency_key_hash is None:
+                    identity, allowed = authenticate_and_count(conn, secret, events)
+                    if identity is None:
+                        self._known_keys.pop(fingerprint, None)
+                        return None
+                    self._known_keys[fingerprint] = identity
+                    self.salts.get(conn, utc_day(now))
+                    return ServerRequest(identity, retry_after=None if allowed else rate_limits.retry_after())
                 identity = authenticate_server_key(conn, secret)
                 if identity is None:
                     self._known_keys.pop(fingerprint, None)
