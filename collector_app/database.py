@@ -28,7 +28,11 @@ RECENTLY_RETURNED_SECONDS = 1.0
 _returned_at: "weakref.WeakKeyDictionary[psycopg.Connection, float]" = weakref.WeakKeyDictionary()
 
 
-def _note_return(conn: psycopg.Connection) -> None:
+def _on_return(conn: psycopg.Connection) -> None:
+    """The pool's reset, on every connection handed back (idle): note when, and put it back in
+    transaction mode, which the blueprints expect (the ingestion's reads borrow it in autocommit)."""
+    if conn.autocommit:
+        conn.autocommit = False
     _returned_at[conn] = time.monotonic()
 
 
@@ -53,7 +57,7 @@ def get_pool(app: Flask | None = None) -> ConnectionPool:
         if pool is None:
             url = server_url(app.config["ANALYTICS_SETTINGS"])
             pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX_SIZE, timeout=POOL_TIMEOUT_SECONDS,
-                                  check=_check_unless_recent, reset=_note_return, open=False,
+                                  check=_check_unless_recent, reset=_on_return, open=False,
                                   name="collector")
             pool.open(wait=False)
             app.extensions[_POOL_KEY] = pool

@@ -31,3 +31,13 @@ def test_ingestion_reads_in_autocommit_and_returns_the_connection_as_lent(app, s
         assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # nothing left open
     with get_pool(app).connection() as conn:
         assert not conn.autocommit  # the administration API's transactions are as before
+
+
+def test_a_connection_handed_back_in_autocommit_is_lent_in_transaction_mode(app):
+    pool = get_pool(app)
+    pool.wait()
+    with pool.connection() as conn:
+        conn.autocommit = True
+        pid = conn.info.backend_pid
+    with pool.connection() as conn:
+        assert conn.info.backend_pid == pid and not conn.autocommit
