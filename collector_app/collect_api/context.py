@@ -33,10 +33,16 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+# One decoder for every request: json.loads with an option builds a new one per call.
+_strict_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_json(data: bytes):
     """Strict JSON (no NaN or Infinity); ValueError for anything else."""
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        # As json.loads reads bytes: UTF-8, -16 or -32 by their first bytes.
+        text = data.decode(json.detect_encoding(data), "surrogatepass") if isinstance(data, bytes) else data
+        return _strict_decoder.decode(text)
     except RecursionError:  # nesting deeper than the interpreter's stack
         raise ValueError("too deeply nested") from None
 

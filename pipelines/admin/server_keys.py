@@ -54,6 +54,27 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.urlsafe_b64encode(secrets.token_bytes(32)).decode("ascii").rstrip("=")
 
 
+_KEY_OF_SECRET = """select k.key_id, k.site_id, k.rate_limit_per_minute, s.accept_user_id,
+                          k.last_used_at is null or k.last_used_at < now() - interval '1 minute' as stale
+                     from collect.server_keys k join collect.sites s on s.site_id = k.site_id
+                    where k.secret_hash = %(hash)s and k.revoked_at is null"""
+
+
+def _well_formed(secret: Any) -> bool:
+    return isinstance(secret, str) and secret.startswith(SECRET_PREFIX) and len(secret) <= _MAX_SECRET_LENGTH
+
+
+def _record_use(conn: psycopg.Connection, key_id) -> None:
+    conn.execute(
+        """update collect.server_keys set last_used_at = now()
+            where key_id = (select key_id from collect.server_keys
+                             where key_id = %s
+                               and (last_used_at is null or last_used_at < now() - interval '1 minute')
+                             for update skip locked)""",
+        (key_id,),
+    )
+
+
 def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyIdentity | None:
     """The identity behind a bearer secret, or None for an unknown, malformed or revoked key.
 
@@ -62,29 +83,45 @@ def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyI
     ingestion path pays one indexed read almost always. The update belongs to the caller's
     transaction (immediate on an autocommit connection).
     """
-    if not isinstance(secret, str) or not secret.startswith(SECRET_PREFIX) or len(secret) > _MAX_SECRET_LENGTH:
+    if not _well_formed(secret):
         return None
-    row = conn.execute(
-        """select k.key_id, k.site_id, k.rate_limit_per_minute, s.accept_user_id,
-                  k.last_used_at is null or k.last_used_at < now() - interval '1 minute' as stale
-             from collect.server_keys k join collect.sites s on s.site_id = k.site_id
-            where k.secret_hash = %s and k.revoked_at is null""",
-        (secret_hash(secret),),
-    ).fetchone()
+    row = conn.execute(_KEY_OF_SECRET, {"hash": secret_hash(secret)}).fetchone()
     if row is None:
         return None
     key_id, site_id, rate_limit, accept_user_id, stale = row
     if stale:
-        conn.execute(
-            """update collect.server_keys set last_used_at = now()
-                where key_id = (select key_id from collect.server_keys
-                                 where key_id = %s
-                                   and (last_used_at is null or last_used_at < now() - interval '1 minute')
-                                   for update skip locked)""",
-            (key_id,),
-        )
+        _record_use(conn, key_id)
     return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
                              accept_user_id=accept_user_id)
+
+
+def authenticate_and_count(conn: psycopg.Connection, secret: str,
+                           events: int) -> tuple[ServerKeyIdentity | None, bool]:
+    """`authenticate_server_key` and the count of `events` against the key's minute
+    (`pipelines.ingest.rate_limits`) in one statement: (identity or None, whether the events
+    were allowed and counted). One round trip where the two took two, on every server batch
+    sent without an Idempotency-Key (a replayed request must not be counted, so those check
+    the key first)."""
+    from pipelines.ingest.rate_limits import COUNT_IF_ALLOWED
+
+    if not _well_formed(secret):
+        return None, False
+    row = conn.execute(
+        f"""with key as ({_KEY_OF_SECRET}),
+                 counted as ({COUNT_IF_ALLOWED.format(
+                     source="select key_id, date_trunc('minute', now()), %(events)s from key"
+                            " where %(events)s <= rate_limit_per_minute",
+                     limit="(select rate_limit_per_minute from key)")})
+            select key.*, exists (select from counted) from key""",
+        {"hash": secret_hash(secret), "events": events},
+    ).fetchone()
+    if row is None:
+        return None, False
+    key_id, site_id, rate_limit, accept_user_id, stale, allowed = row
+    if stale:
+        _record_use(conn, key_id)
+    return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
+                             accept_user_id=accept_user_id), allowed
 
 
 def _validated_name(name: Any) -> str:

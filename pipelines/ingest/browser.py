@@ -10,6 +10,7 @@ made-up ids cannot create rows without end.
 from __future__ import annotations
 
 import functools
+import hashlib
 import hmac
 import secrets
 import threading
@@ -116,12 +117,17 @@ def is_bot(user_agent: str | None) -> bool:
         return bool(_crawler_detect.isCrawler(user_agent))
 
 
+@functools.lru_cache(maxsize=8)
+def _canonical_set(addresses: tuple[str, ...]) -> frozenset[str | None]:
+    return frozenset(canonical_ip(a) for a in addresses)
+
+
 def client_ip(remote_addr: str | None, forwarded_for: str | None, trusted_proxies: tuple[str, ...]) -> str | None:
     """The visitor's address: the socket peer, or, when the peer is a trusted proxy, the nearest
     X-Forwarded-For entry that is not itself a trusted proxy (entries further left can be forged
     by the client)."""
     address = canonical_ip(remote_addr)
-    trusted = {canonical_ip(p) for p in trusted_proxies}
+    trusted = _canonical_set(trusted_proxies if isinstance(trusted_proxies, tuple) else tuple(trusted_proxies))
     if address is None or address not in trusted or not forwarded_for:
         return address
     for entry in reversed([part.strip() for part in forwarded_for.split(",")]):
@@ -140,7 +146,7 @@ class AddressRateLimit:
 
     def __init__(self, per_minute: int = 600):
         self.per_minute = per_minute
-        self._key = secrets.token_bytes(32)
+        self._keyed = hmac.new(secrets.token_bytes(32), digestmod=hashlib.sha256)
         self._buckets: dict[bytes, tuple[float, float]] = {}
         self._lock = threading.Lock()
         self._swept = time.monotonic()
@@ -148,7 +154,9 @@ class AddressRateLimit:
     def allow(self, ip: str | None, events: int) -> bool:
         if ip is None:
             return True
-        key = hmac.digest(self._key, ip.encode(), "sha256")[:16]
+        keyed = self._keyed.copy()
+        keyed.update(ip.encode())
+        key = keyed.digest()[:16]
         now = time.monotonic()
         rate = self.per_minute / 60.0
         with self._lock:

@@ -19,7 +19,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from pipelines.admin.privacy_requests import create_request, subject_key
-from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_server_key
+from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_and_count, authenticate_server_key
 from pipelines.database.connection import DatabaseUnavailable
 from pipelines.ingest import rate_limits
 from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, load_site_config
@@ -61,12 +61,22 @@ class Ingestion:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection in a transaction, or DatabaseDown quickly."""
+        """A pooled connection in autocommit, or DatabaseDown quickly.
+
+        Each statement commits on its own: the reads and counters of a request need no BEGIN and
+        COMMIT, two round trips of the five a server batch made. Statements that belong together
+        run in `conn.transaction()`."""
         if time.monotonic() < self._down_until:
             raise DatabaseDown("the database did not answer a moment ago")
         try:
             with self._pool().connection(timeout=self.POOL_WAIT_SECONDS) as conn:
-                yield conn
+                conn.autocommit = True
+                try:
+                    yield conn
+                finally:
+                    # The pool is the collector's, shared with the administration API: back as lent.
+                    if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                        conn.autocommit = False
         except (PoolTimeout, psycopg.OperationalError, psycopg.InterfaceError, DatabaseUnavailable):
             self._down_until = time.monotonic() + self.DOWN_PAUSE_SECONDS
             raise DatabaseDown("the database does not answer") from None
@@ -78,6 +88,14 @@ class Ingestion:
         fingerprint = hashlib.sha256(secret.encode()).digest()
         try:
             with self.connection() as conn:
+                if idempotency_key_hash is None:
+                    identity, allowed = authenticate_and_count(conn, secret, events)
+                    if identity is None:
+                        self._known_keys.pop(fingerprint, None)
+                        return None
+                    self._known_keys[fingerprint] = identity
+                    self.salts.get(conn, utc_day(now))
+                    return ServerRequest(identity, retry_after=None if allowed else rate_limits.retry_after())
                 identity = authenticate_server_key(conn, secret)
                 if identity is None:
                     self._known_keys.pop(fingerprint, None)
@@ -183,7 +201,7 @@ class Ingestion:
         Needs the database (no spool for requests about a person)."""
         if self._subject_key is None:
             self._subject_key = subject_key(self.settings)
-        with self.connection() as conn:
+        with self.connection() as conn, conn.transaction():
             identity = authenticate_server_key(conn, secret)
             if identity is None:
                 return None

@@ -100,3 +100,29 @@ def test_a_server_key_reads_nothing(client, auth, site):
     for path in ("/api/v1/sites", f"/api/v1/sites/{site['id']}", f"/api/v1/sites/{site['id']}/server-keys",
                  f"/api/v1/sites/{site['id']}/health", "/api/v1/audit"):
         assert_error(client.get(path, headers=as_key), 401, "invalid_token")
+
+
+def test_authenticate_and_count_is_the_key_check_and_the_rate_count_in_one(db, site):
+    from pipelines.admin.server_keys import authenticate_and_count, create_server_key, revoke_server_key
+
+    db.autocommit = True
+    key = create_server_key(db, site["id"], actor="test", rate_limit_per_minute=10)
+    secret = key["secret"]
+    assert authenticate_and_count(db, "not-a-key", 1) == (None, False)
+    assert authenticate_and_count(db, secret + "x", 1) == (None, False)
+
+    def counted() -> int:
+        row = db.execute("select events from collect.server_key_usage where key_id = %s", (key["id"],)).fetchone()
+        return row[0] if row else 0
+
+    identity, allowed = authenticate_and_count(db, secret, 6)
+    assert allowed and str(identity.site_id) == site["id"] and identity.rate_limit_per_minute == 10
+    assert counted() == 6
+    assert db.execute("select last_used_at is not null from collect.server_keys where key_id = %s",
+                      (key["id"],)).fetchone() == (True,)
+    assert authenticate_and_count(db, secret, 5)[1] is False  # 11 > 10: refused and not counted
+    assert counted() == 6
+    assert authenticate_and_count(db, secret, 11)[1] is False  # over the limit on its own
+    assert authenticate_and_count(db, secret, 4)[1] is True and counted() == 10
+    revoke_server_key(db, site["id"], key["id"], actor="test")
+    assert authenticate_and_count(db, secret, 1) == (None, False)

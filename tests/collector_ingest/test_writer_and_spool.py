@@ -12,7 +12,7 @@ import pytest
 from pipelines.admin.privacy_requests import subject_hash, subject_key
 from pipelines.ingest import replay_spool, row_from_mapping, store_events
 from pipelines.ingest.spool import SpoolSegment, pending_segments
-from pipelines.ingest.writer import BatchWriter, IdempotencyRecord, writer_for
+from pipelines.ingest.writer import BatchWriter, IdempotencyRecord, commit_units, writer_for
 
 SITE = "5f0c4a4e-8d7c-4a51-9a4e-0c1f2b3d4e5f"
 DEAD_URL = "postgresql://postgres@/nowhere?host=/nonexistent-socket-dir&port=1"
@@ -77,6 +77,72 @@ def test_concurrent_submissions_share_one_commit(settings, database_url, db):
         assert results == ["stored"] * 10
         assert writer.groups_committed - commits_before == 2  # 10 requests, 2 commits
         assert len(names(db)) == 31
+    finally:
+        writer.stop()
+
+
+def test_group_commit_claims_keys_counts_refusals_and_tells_its_transaction_first(database_url, db):
+    """The writer's two-round-trip commit does what write_units does in an explicit transaction."""
+    minute = "2026-11-26T07:00:00+00:00"
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("begin")
+        commit_units(conn, [([row("earlier")], IdempotencyRecord(SITE, "b" * 64, "h", {"accepted": 1}), None)],
+                     lambda xid: None)
+        conn.execute("rollback")  # an explicit transaction around it is not what it is for: nothing kept
+        assert names(db) == []
+        commit_units(conn, [([row("earlier")], IdempotencyRecord(SITE, "b" * 64, "h", {"accepted": 1}), None)],
+                     lambda xid: None)
+        seen = []
+        duplicate = commit_units(conn, [
+            ([row("first"), row("second")], IdempotencyRecord(SITE, "a" * 64, "h", {"accepted": 2}),
+             [[SITE, "bot", minute, 2]]),
+            ([row("twin")], IdempotencyRecord(SITE, "a" * 64, "h", {"accepted": 1}), [[SITE, "bot", minute, 1]]),
+            ([row("retry")], IdempotencyRecord(SITE, "b" * 64, "h", {"accepted": 1}), None),
+            ([row("plain")], None, [[SITE, "invalid_payload", minute, 4]]),
+        ], lambda xid: seen.append((xid, db.execute("select pg_xact_status(%s::xid8)", (xid,)).fetchone()[0])))
+        assert duplicate == [False, True, True, False]
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    ((xid, status_then),) = seen
+    assert status_then == "in progress"  # told before the commit could happen
+    assert db.execute("select pg_xact_status(%s::xid8)", (xid,)).fetchone() == ("committed",)
+    assert sorted(names(db)) == ["earlier", "first", "plain", "second"]
+    assert db.execute("select reason, count from collect.rejections order by reason").fetchall() == [
+        ("bot", 3), ("invalid_payload", 4)]
+    assert db.execute("select count(*) from raw.idempotency_keys").fetchone() == (2,)
+
+
+def test_a_group_the_database_refuses_is_written_request_by_request(settings, database_url, db):
+    writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
+    minute = "2026-11-26T07:00:00+00:00"
+    try:
+        writer.submit([row("warm-up")])
+        blocker = psycopg.connect(database_url)
+        blocker.execute("lock table raw.events in access exclusive mode")
+        results = {}
+
+        def submit(name, rows):
+            try:
+                results[name] = writer.submit(rows, rejections=[[SITE, "bot", minute, 1]])
+            except Exception as exc:
+                results[name] = type(exc).__name__
+
+        first = threading.Thread(target=submit, args=("held", [row("held")]))
+        first.start()
+        wait_for(lambda: writer._queue.qsize() == 0)
+        time.sleep(0.2)  # the writer waits on the lock with the first job; the next two make one group
+        threads = [threading.Thread(target=submit, args=("bad", [("not-a-uuid",) + row("bad")[1:]])),
+                   threading.Thread(target=submit, args=("good", [row("good")]))]
+        for t in threads:
+            t.start()
+        wait_for(lambda: writer._queue.qsize() == 2)
+        blocker.rollback()
+        blocker.close()
+        for t in [first, *threads]:
+            t.join()
+        assert results == {"held": "stored", "bad": "WriterUnavailable", "good": "stored"}
+        assert sorted(names(db)) == ["good", "held", "warm-up"]
+        # The refused group's counts were undone with it, then written once with each stored job.
+        assert db.execute("select count from collect.rejections").fetchone() == (2,)
     finally:
         writer.stop()
 
