@@ -6,8 +6,6 @@ after the fork. `get_pool(app)` is shared by every blueprint of the collector.
 from __future__ import annotations
 
 import threading
-import time
-import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -17,15 +15,16 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from collector_app.errors import ApiError
 from pipelines.database.connection import DatabaseUnavailable, server_url
+from pipelines.database.pool_check import CheckUnlessRecent
 
 _POOL_KEY = "analytics_pool"
 _lock = threading.Lock()
 
 POOL_MAX_SIZE = 10
 POOL_TIMEOUT_SECONDS = 5.0
-# A connection handed back this recently is lent again without the check's round trip.
-RECENTLY_RETURNED_SECONDS = 1.0
-_returned_at: "weakref.WeakKeyDictionary[psycopg.Connection, float]" = weakref.WeakKeyDictionary()
+# A connection handed back within a second is lent again without the check's round trip (on the
+# server endpoint the check was a fifth of all round trips). See pipelines/database/pool_check.py.
+check_unless_recent = CheckUnlessRecent(1.0)
 
 
 def _on_return(conn: psycopg.Connection) -> None:
@@ -33,17 +32,7 @@ def _on_return(conn: psycopg.Connection) -> None:
     transaction mode, which the blueprints expect (the ingestion's reads borrow it in autocommit)."""
     if conn.autocommit:
         conn.autocommit = False
-    _returned_at[conn] = time.monotonic()
-
-
-def _check_unless_recent(conn: psycopg.Connection) -> None:
-    """The pool's check before lending a connection: an empty query, so that after a database
-    restart a dead connection is replaced instead of failing the request that drew it. Skipped for
-    a connection returned in working order within the last second: on the server endpoint the
-    check was a fifth of all round trips (one per batch, before the key's two statements)."""
-    if time.monotonic() - _returned_at.get(conn, float("-inf")) < RECENTLY_RETURNED_SECONDS:
-        return
-    ConnectionPool.check_connection(conn)
+    check_unless_recent.note(conn)
 
 
 def get_pool(app: Flask | None = None) -> ConnectionPool:
@@ -57,7 +46,7 @@ def get_pool(app: Flask | None = None) -> ConnectionPool:
         if pool is None:
             url = server_url(app.config["ANALYTICS_SETTINGS"])
             pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX_SIZE, timeout=POOL_TIMEOUT_SECONDS,
-                                  check=_check_unless_recent, reset=_on_return, open=False,
+                                  check=check_unless_recent, reset=_on_return, open=False,
                                   name="collector")
             pool.open(wait=False)
             app.extensions[_POOL_KEY] = pool

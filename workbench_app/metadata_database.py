@@ -5,8 +5,6 @@ project's migration runner (recorded in that database's `public.schema_migration
 """
 from __future__ import annotations
 
-import time
-import weakref
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -16,6 +14,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from pipelines.database import connection, migrate
+from pipelines.database.pool_check import CheckUnlessRecent
 from pipelines.settings import Settings
 from workbench_app.errors import unavailable
 
@@ -39,23 +38,14 @@ def prepare_metadata_database(settings: Settings, start_embedded: bool = False) 
     return migrate.migrate(url, directory=migrations_directory())
 
 
-# When each pooled connection last finished a transaction (see `_check_if_idle`).
-_finished_at: "weakref.WeakKeyDictionary[psycopg.Connection, float]" = weakref.WeakKeyDictionary()
-IDLE_CHECK_SECONDS = 2.0
-
-
-def _check_if_idle(conn: psycopg.Connection) -> None:
-    """After a database restart, a dead connection is replaced instead of failing the request that
-    drew it: a connection idle for a while is checked (a round trip) before it is handed out. One
-    that finished a transaction a moment ago is not: a card run draws four, and the checks were a
-    fifth of a cached card's time."""
-    if time.monotonic() - _finished_at.get(conn, 0.0) > IDLE_CHECK_SECONDS:
-        ConnectionPool.check_connection(conn)
+# A connection idle for 2 s is checked before it is lent; one used a moment ago is not (a card
+# run draws four). See pipelines/database/pool_check.py.
+check_unless_recent = CheckUnlessRecent(2.0)
 
 
 def open_pool(url: str, name: str = "workbench") -> ConnectionPool:
     pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX_SIZE, timeout=POOL_TIMEOUT_SECONDS,
-                          check=_check_if_idle, open=False, name=name)
+                          check=check_unless_recent, open=False, name=name)
     pool.open(wait=False)
     return pool
 
@@ -69,6 +59,6 @@ def transaction(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
     try:
         with pool.connection() as conn:
             yield conn
-        _finished_at[conn] = time.monotonic()
+        check_unless_recent.note(conn)
     except (connection.DatabaseUnavailable, PoolTimeout, psycopg.OperationalError) as exc:
         raise unavailable() from exc

@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 
 from pipelines import audit
 from pipelines.admin._records import parse_id
+from pipelines.admin.last_used import record_use
 from pipelines.admin.errors import InvalidInput, NotFound
 
 SECRET_PREFIX = "at_"
@@ -98,12 +99,5 @@ def authenticate(conn: psycopg.Connection, secret: str) -> AdminTokenIdentity | 
         return None
     token_id, name, stale = row
     if stale:
-        conn.execute(
-            """update collect.admin_tokens set last_used_at = now()
-                where token_id = (select token_id from collect.admin_tokens
-                                   where token_id = %s
-                                     and (last_used_at is null or last_used_at < now() - interval '1 minute')
-                                     for update skip locked)""",
-            (token_id,),
-        )
+        record_use(conn, "collect.admin_tokens", "token_id", token_id)
     return AdminTokenIdentity(token_id=token_id, name=name)

@@ -19,6 +19,7 @@ from psycopg.rows import dict_row
 from pipelines import audit
 from pipelines.admin import validation
 from pipelines.admin._records import parse_id, require_site
+from pipelines.admin.last_used import record_use
 from pipelines.admin.errors import InvalidInput, NotFound
 
 SECRET_PREFIX = "sk_"
@@ -64,17 +65,6 @@ def _well_formed(secret: Any) -> bool:
     return isinstance(secret, str) and secret.startswith(SECRET_PREFIX) and len(secret) <= _MAX_SECRET_LENGTH
 
 
-def _record_use(conn: psycopg.Connection, key_id) -> None:
-    conn.execute(
-        """update collect.server_keys set last_used_at = now()
-            where key_id = (select key_id from collect.server_keys
-                             where key_id = %s
-                               and (last_used_at is null or last_used_at < now() - interval '1 minute')
-                             for update skip locked)""",
-        (key_id,),
-    )
-
-
 def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyIdentity | None:
     """The identity behind a bearer secret, or None for an unknown, malformed or revoked key.
 
@@ -90,7 +80,7 @@ def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyI
         return None
     key_id, site_id, rate_limit, accept_user_id, stale = row
     if stale:
-        _record_use(conn, key_id)
+        record_use(conn, "collect.server_keys", "key_id", key_id)
     return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
                              accept_user_id=accept_user_id)
 
@@ -119,7 +109,7 @@ def authenticate_and_count(conn: psycopg.Connection, secret: str,
         return None, False
     key_id, site_id, rate_limit, accept_user_id, stale, allowed = row
     if stale:
-        _record_use(conn, key_id)
+        record_use(conn, "collect.server_keys", "key_id", key_id)
     return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
                              accept_user_id=accept_user_id), allowed
 

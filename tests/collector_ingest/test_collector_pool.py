@@ -17,7 +17,7 @@ def test_a_connection_killed_while_idle_is_replaced_before_it_is_lent(app, db, m
     db.execute("select pg_terminate_backend(%s)", (pid,))
     # Returned within the last second, a connection is lent without the check's round trip;
     # past that (a database restart is slower than a second), it is checked first.
-    monkeypatch.setattr(database, "RECENTLY_RETURNED_SECONDS", 0.0)
+    monkeypatch.setattr(database.check_unless_recent, "seconds", 0.0)
     with pool.connection() as conn:
         assert conn.execute("select 1").fetchone() == (1,)
         assert conn.info.backend_pid != pid

@@ -3,6 +3,7 @@ out, so a database restart costs no request; one that finished a transaction a m
 (a round trip saved on each of a card run's several transactions)."""
 from __future__ import annotations
 
+from pipelines.database import pool_check
 from workbench_app import metadata_database
 
 from tests.workbench_api.conftest import ok
@@ -10,7 +11,7 @@ from tests.workbench_api.conftest import ok
 
 def test_connections_killed_while_idle_are_replaced_without_failing_a_request(admin, workbench_db, monkeypatch):
     ok(admin.get("/me"))
-    monkeypatch.setattr(metadata_database, "IDLE_CHECK_SECONDS", 0.0)  # every connection counts as idle
+    monkeypatch.setattr(metadata_database.check_unless_recent, "seconds", 0.0)  # every connection counts as idle
     killed = workbench_db.execute("""select count(pg_terminate_backend(pid)) from pg_stat_activity
                                      where datname = current_database() and pid <> pg_backend_pid()""").fetchone()[0]
     assert killed >= 1
@@ -21,12 +22,12 @@ def test_connections_killed_while_idle_are_replaced_without_failing_a_request(ad
 def test_a_connection_used_a_moment_ago_is_not_checked_again(admin, monkeypatch):
     ok(admin.get("/me"))
     checked = []
-    original = metadata_database.ConnectionPool.check_connection
-    monkeypatch.setattr(metadata_database.ConnectionPool, "check_connection",
+    original = pool_check.ConnectionPool.check_connection
+    monkeypatch.setattr(pool_check.ConnectionPool, "check_connection",
                         staticmethod(lambda conn: (checked.append(conn), original(conn))))
-    monkeypatch.setattr(metadata_database, "IDLE_CHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(metadata_database.check_unless_recent, "seconds", 3600.0)
     ok(admin.get("/me"))
     assert checked == []
-    monkeypatch.setattr(metadata_database, "IDLE_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(metadata_database.check_unless_recent, "seconds", 0.0)
     ok(admin.get("/me"))
     assert checked
