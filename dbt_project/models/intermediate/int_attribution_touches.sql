@@ -1,5 +1,6 @@
 {#- The visits that may take credit for a conversion: the converting visitor's visits that began
-    within attribution_lookback_days before the conversion, up to the converting visit itself. -#}
+    within attribution_lookback_days before the conversion, up to the converting visit itself.
+    Their channel is joined by fct_attribution (a view), so a rule edit does not rebuild this. -#}
 
 with conversions as (
 
@@ -10,12 +11,6 @@ with conversions as (
 visits as (
 
     select * from {{ ref('int_visits') }}
-
-),
-
-channels as (
-
-    select * from {{ ref('int_traffic_source_channels') }}
 
 ),
 
@@ -52,17 +47,11 @@ final as (
         touches.source,
         touches.medium,
         touches.campaign,
-        channels.channel,
         touches.source = '(direct)' and touches.medium = '(none)' as is_direct,
         row_number() over conversion_touches as touch_number,
         count(*) over (partition by touches.conversion_id) as touch_count,
         extract(epoch from touches.converted_at - touches.visit_start) / 86400.0 as days_before_conversion
     from touches
-    left join channels
-        on channels.site_id = touches.site_id
-       and channels.source = touches.source
-       and channels.medium = touches.medium
-       and coalesce(channels.campaign, '') = coalesce(touches.campaign, '')
     window conversion_touches as (partition by touches.conversion_id order by touches.visit_start, touches.visit_id)
 
 )

@@ -1,6 +1,11 @@
 {#- The channel of every traffic source seen in visits, by the site's channel rules (first
-    matching rule by position). Rebuilt on every run from the rules, which are data: an edit
-    reaches every past visit, which joins this table on (site, source, medium, campaign). -#}
+    matching rule by position). The rules are data: every run decides the channel of every row
+    again, so an edit reaches every past visit, which joins this table on (site, source, medium,
+    campaign). The table is small (one row per distinct source, not per visit): a run started by
+    new events reads only the visits built since the last run for sources not seen before, and
+    checks through an index of int_visits that each known source still has a visit (erasure and
+    retention remove visits). A run with a window (a month partition, a backfill) reads every
+    visit: sources of old visits may have changed. -#}
 
 with visits as (
 
@@ -20,14 +25,56 @@ source_categories as (
 
 ),
 
+{#- A table built before last_received_at existed is rebuilt whole once (sync_all_columns adds it). -#}
+{% set new_visits_only = is_incremental() and not var('window_start', none) and not var('window_end', none)
+       and 'last_received_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+
 traffic_sources as (
 
-    select distinct
+    select
         site_id,
         visit_source as source,
         visit_medium as medium,
-        visit_campaign as campaign
+        visit_campaign as campaign,
+        max(last_received_at) as last_received_at
     from visits
+    {% if new_visits_only %}
+    where last_received_at > (select coalesce(max(last_received_at), '-infinity'::timestamptz) from {{ this }})
+    {% endif %}
+    group by site_id, visit_source, visit_medium, visit_campaign
+
+    {% if new_visits_only %}
+    union all
+
+    select
+        known.site_id,
+        known.source,
+        known.medium,
+        known.campaign,
+        known.last_received_at
+    from {{ this }} as known
+    where exists (
+        select 1
+        from visits
+        where visits.site_id = known.site_id
+          and visits.visit_source = known.source
+          and visits.visit_medium = known.medium
+          and visits.visit_campaign is not distinct from known.campaign
+    )
+    {% endif %}
+
+),
+
+distinct_sources as (
+
+    select
+        site_id,
+        source,
+        medium,
+        campaign,
+        max(last_received_at) as last_received_at
+    from traffic_sources
+    group by site_id, source, medium, campaign
 
 ),
 
@@ -35,13 +82,13 @@ categorised as (
 
     -- A source is looked up as given (google.com), then by its name (google).
     select
-        traffic_sources.*,
+        distinct_sources.*,
         coalesce(exact.source_category, by_name.source_category) as source_category
-    from traffic_sources
+    from distinct_sources
     left join source_categories as exact
-        on exact.source_name = traffic_sources.source
+        on exact.source_name = distinct_sources.source
     left join source_categories as by_name
-        on by_name.source_name = substring(traffic_sources.source from '([^.]+)\.[^.]+$')
+        on by_name.source_name = substring(distinct_sources.source from '([^.]+)\.[^.]+$')
 
 ),
 
@@ -53,6 +100,7 @@ matched as (
         categorised.medium,
         categorised.campaign,
         categorised.source_category,
+        categorised.last_received_at,
         rules.channel,
         rules.rule_position
     from categorised
@@ -76,7 +124,8 @@ final as (
         campaign,
         source_category,
         coalesce(channel, 'Unassigned') as channel,
-        rule_position as matched_rule_position
+        rule_position as matched_rule_position,
+        last_received_at
     from matched
 
 )
