@@ -9,6 +9,7 @@
             {'columns': ['visit_id'], 'unique': True},
             {'columns': ['site_id', 'visit_source', 'visit_medium', 'visit_campaign']},
             {'columns': ['last_received_at']},
+            {'columns': ['built_at']},
         ],
     )
 }}
@@ -133,7 +134,9 @@ final as (
         visits.language,
         visits.purchase_count,
         visits.purchase_revenue,
-        visits.last_received_at
+        visits.last_received_at,
+        -- The models downstream (conversions, attribution touches) redo the visits built since their last run.
+        now() as built_at
     from visits
 
 )
