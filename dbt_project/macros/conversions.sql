@@ -13,7 +13,7 @@
 {% macro conversion_visits_in_scope(relation=none) -%}
     (select site_id, visitor_key, visit_start, visit_end
        from {{ ref('int_visits') }}
-      where built_at > (select coalesce(max(built_at), '-infinity'::timestamptz) from {{ relation or this }}))
+      where built_at > {{ latest_in(relation or this, 'built_at') }})
 {%- endmacro %}
 
 {#- Whether this run recomputes every conversion: a full build, a table without the columns of

@@ -48,13 +48,15 @@
                     (select goals_fingerprint from {{ goals_fingerprint() }}))
            is distinct from (select goals_fingerprint from {{ target }} limit 1);
 
+    -- Two statements, not one with "or": each is a join through an index, not a test per row.
     delete from {{ target }} as old
-     where exists (select 1
-                     from {{ conversion_visits_in_scope(target) }} as rebuilt
-                    where old.site_id = rebuilt.site_id
-                      and old.visitor_key = rebuilt.visitor_key
-                      and old.visit_start between rebuilt.visit_start and rebuilt.visit_end)
-        or old.conversion_id in (select conversion_id from {{ source }});
+     using {{ conversion_visits_in_scope(target) }} as rebuilt
+     where old.site_id = rebuilt.site_id
+       and old.visitor_key = rebuilt.visitor_key
+       and old.visit_start between rebuilt.visit_start and rebuilt.visit_end;
+
+    delete from {{ target }}
+     where conversion_id in (select conversion_id from {{ source }});
 
     insert into {{ target }} ({{ columns }})
     select {{ columns }} from {{ source }};

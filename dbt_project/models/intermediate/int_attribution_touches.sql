@@ -24,18 +24,13 @@
 with
 
 {% if incremental_run %}
-
-mark as (
-
-    select coalesce(max(built_at), '-infinity'::timestamptz) as built_at from {{ this }}
-
-),
+{% set mark = latest_in(this, 'built_at') %}
 
 changed_visits as (
 
     select site_id, visitor_key, visit_start, visit_end
     from {{ ref('int_visits') }}
-    where built_at > (select built_at from mark)
+    where built_at > {{ mark }}
 
 ),
 
@@ -43,7 +38,7 @@ conversions_in_scope as (
 
     select conversion_id
     from {{ ref('int_conversions') }}
-    where built_at > (select built_at from mark)
+    where built_at > {{ mark }}
 
     union
 

@@ -22,18 +22,13 @@
     earlier conversion outside the recomputed visits is not counted again. -#}
 
 {% set recompute_all = conversions_recompute_all() %}
+{#- Every event is read where it is used, not through a CTE: read three times, a CTE would be
+    materialized, a copy of the whole table. The events of the visits in scope are few. -#}
+{% set scoped_events = ref('int_events_sessionized') if recompute_all else 'scoped_events' %}
 
 with
 
-{% if recompute_all %}
-
-scoped_events as (
-
-    select * from {{ ref('int_events_sessionized') }}
-
-),
-
-{% else %}
+{% if not recompute_all %}
 
 scope_visits as (
 
@@ -74,7 +69,7 @@ pageview_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from scoped_events as events
+    from {{ scoped_events }} as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'pageview'
@@ -90,7 +85,7 @@ event_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from scoped_events as events
+    from {{ scoped_events }} as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'event'
@@ -140,7 +135,7 @@ purchase_candidates as (
         events.transaction_id,
         events.revenue as conversion_value,
         coalesce(events.currency, sites.default_currency) as currency
-    from scoped_events as events
+    from {{ scoped_events }} as events
     join sites using (site_id)
     where events.event_name = 'purchase'
     order by events.site_id, coalesce(events.transaction_id, events.event_id::text), events.occurred_at, events.event_id

@@ -7,13 +7,7 @@
     retention remove visits). A run with a window (a month partition, a backfill) reads every
     visit: sources of old visits may have changed. -#}
 
-with visits as (
-
-    select * from {{ ref('int_visits') }}
-
-),
-
-rules as (
+with rules as (
 
     select * from {{ ref('stg_collect__channel_rules') }}
 
@@ -37,9 +31,11 @@ traffic_sources as (
         visit_medium as medium,
         visit_campaign as campaign,
         max(last_received_at) as last_received_at
-    from visits
+    -- int_visits is read twice, each time through an index: not through a CTE, which would be
+    -- materialized (a copy of every visit).
+    from {{ ref('int_visits') }} as visits
     {% if new_visits_only %}
-    where last_received_at > (select coalesce(max(last_received_at), '-infinity'::timestamptz) from {{ this }})
+    where last_received_at > {{ latest_in(this, 'last_received_at') }}
     {% endif %}
     group by site_id, visit_source, visit_medium, visit_campaign
 
@@ -55,7 +51,7 @@ traffic_sources as (
     from {{ this }} as known
     where exists (
         select 1
-        from visits
+        from {{ ref('int_visits') }} as visits
         where visits.site_id = known.site_id
           and visits.visit_source = known.source
           and visits.visit_medium = known.medium
