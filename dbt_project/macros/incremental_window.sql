@@ -68,3 +68,18 @@
         {{ window_start_at }}
     {%- endif -%}
 {%- endmacro %}
+
+{#- A table that has just been created (first or full build) has no statistics until autovacuum
+    gets to it: the next incremental run would then plan "visit_end >= constant" for a third of
+    the table and scan all of it. Analyzed once, after its creation; later runs leave it to
+    autovacuum. -#}
+{% macro analyze_when_new() -%}
+    do $analyze_when_new$
+    begin
+        if not exists (select 1 from pg_stats
+                        where schemaname = '{{ this.schema }}' and tablename = '{{ this.identifier }}') then
+            analyze {{ this }};
+        end if;
+    end
+    $analyze_when_new$
+{%- endmacro %}
