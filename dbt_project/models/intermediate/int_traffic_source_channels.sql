@@ -1,11 +1,10 @@
 {#- The channel of every traffic source seen in visits, by the site's channel rules (first
     matching rule by position). The rules are data: every run decides the channel of every row
     again, so an edit reaches every past visit, which joins this table on (site, source, medium,
-    campaign). The table is small (one row per distinct source, not per visit): a run started by
-    new events reads only the visits built since the last run for sources not seen before, and
-    checks through an index of int_visits that each known source still has a visit (erasure and
-    retention remove visits). A run with a window (a month partition, a backfill) reads every
-    visit: sources of old visits may have changed. -#}
+    campaign). The table is small (one row per distinct source, not per visit): a run reads only
+    the visits int_visits built since this table's last run (built_at: new events, late ones, or a
+    month rebuilt by a backfill) for sources not seen before, and checks through an index of
+    int_visits that each known source still has a visit (erasure and retention remove visits). -#}
 
 with rules as (
 
@@ -19,9 +18,9 @@ source_categories as (
 
 ),
 
-{#- A table built before last_received_at existed is rebuilt whole once (sync_all_columns adds it). -#}
-{% set new_visits_only = is_incremental() and not var('window_start', none) and not var('window_end', none)
-       and 'last_received_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+{#- A table built before built_at existed is rebuilt whole once (sync_all_columns adds it). -#}
+{% set new_visits_only = is_incremental()
+       and 'built_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
 
 traffic_sources as (
 
@@ -29,13 +28,12 @@ traffic_sources as (
         site_id,
         visit_source as source,
         visit_medium as medium,
-        visit_campaign as campaign,
-        max(last_received_at) as last_received_at
+        visit_campaign as campaign
     -- int_visits is read twice, each time through an index: not through a CTE, which would be
     -- materialized (a copy of every visit).
     from {{ ref('int_visits') }} as visits
     {% if new_visits_only %}
-    where last_received_at > {{ latest_in(this, 'last_received_at') }}
+    where built_at > {{ latest_in(this, 'built_at') }}
     {% endif %}
     group by site_id, visit_source, visit_medium, visit_campaign
 
@@ -46,8 +44,7 @@ traffic_sources as (
         known.site_id,
         known.source,
         known.medium,
-        known.campaign,
-        known.last_received_at
+        known.campaign
     from {{ this }} as known
     where exists (
         select 1
@@ -67,8 +64,7 @@ distinct_sources as (
         site_id,
         source,
         medium,
-        campaign,
-        max(last_received_at) as last_received_at
+        campaign
     from traffic_sources
     group by site_id, source, medium, campaign
 
@@ -96,7 +92,6 @@ matched as (
         categorised.medium,
         categorised.campaign,
         categorised.source_category,
-        categorised.last_received_at,
         rules.channel,
         rules.rule_position
     from categorised
@@ -121,7 +116,8 @@ final as (
         source_category,
         coalesce(channel, 'Unassigned') as channel,
         rule_position as matched_rule_position,
-        last_received_at
+        -- Every row is written on every run: the next one reads the visits built after this.
+        now() as built_at
     from matched
 
 )
