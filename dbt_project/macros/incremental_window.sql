@@ -5,14 +5,22 @@
     event received since this table was last built, to the end of time; on a full build:
     everything. Visits crossing the window's edges are rebuilt whole (see session_context_hours). -#}
 
+{#- On an incremental run the start is looked up before the model's query is planned and written
+    into it as a constant: with the value known, PostgreSQL reads the new events and the window
+    through their indexes and prunes partitions; with a subquery in its place it plans for an
+    unknown value and scans every event (two full scans of int_events_sessionized per run). -#}
 {% macro window_start(upstream, received_column='received_at') -%}
     {%- if var('window_start', none) -%}
         '{{ var("window_start") }}'::timestamptz
     {%- elif is_incremental() -%}
-        coalesce(
-            (select min(occurred_at) from {{ upstream }}
-              where received_at > (select coalesce(max({{ received_column }}), '-infinity'::timestamptz) from {{ this }})),
-            'infinity'::timestamptz)
+        {%- if execute -%}
+            {%- set mark = run_query("select coalesce(max(" ~ received_column ~ "), '-infinity'::timestamptz)::text from " ~ this).columns[0].values()[0] -%}
+            {%- set start = run_query("select coalesce(min(occurred_at), 'infinity'::timestamptz)::text from " ~ upstream
+                                      ~ " where received_at > '" ~ mark ~ "'::timestamptz").columns[0].values()[0] -%}
+            '{{ start }}'::timestamptz
+        {%- else -%}
+            'infinity'::timestamptz
+        {%- endif -%}
     {%- else -%}
         '-infinity'::timestamptz
     {%- endif -%}
@@ -32,4 +40,46 @@
 
 {% macro session_context() -%}
     make_interval(hours => {{ var('session_context_hours') | int }})
+{%- endmacro %}
+
+{#- The latest value of a timestamp column of `relation` (-infinity when it is empty), looked up
+    before the query is planned and written into it as a constant, for the same reason as above:
+    "column > constant" is read through the column's index. -#}
+{% macro latest_in(relation, column) -%}
+    {%- if execute -%}
+        '{{ run_query("select coalesce(max(" ~ column ~ "), '-infinity'::timestamptz)::text from " ~ relation).columns[0].values()[0] }}'::timestamptz
+    {%- else -%}
+        '-infinity'::timestamptz
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Where sessionization starts reading events for a window: at the start of the earliest visit
+    already built that the window may extend (one ending at most session_timeout_minutes before
+    it), or session_timeout_minutes before the window when there is none. Earlier events cannot
+    join a visit of the window: the visits built say where each begins. A constant, looked up
+    through the visit_end index of the table being built. -#}
+{% macro sessionization_read_from(window_start_at) -%}
+    {%- if is_incremental() and execute -%}
+        '{{ run_query("select least(min(visit_start), " ~ window_start_at ~ " - " ~ session_timeout() ~ ")::text from "
+                      ~ this ~ " where visit_end >= " ~ window_start_at ~ " - " ~ session_timeout()).columns[0].values()[0] }}'::timestamptz
+    {%- elif is_incremental() -%}
+        {{ window_start_at }} - {{ session_context() }}
+    {%- else -%}
+        {{ window_start_at }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- A table that has just been created (first or full build) has no statistics until autovacuum
+    gets to it: the next incremental run would then plan "visit_end >= constant" for a third of
+    the table and scan all of it. Analyzed once, after its creation; later runs leave it to
+    autovacuum. -#}
+{% macro analyze_when_new() -%}
+    do $analyze_when_new$
+    begin
+        if not exists (select 1 from pg_stats
+                        where schemaname = '{{ this.schema }}' and tablename = '{{ this.identifier }}') then
+            analyze {{ this }};
+        end if;
+    end
+    $analyze_when_new$
 {%- endmacro %}

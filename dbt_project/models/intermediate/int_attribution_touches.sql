@@ -1,21 +1,78 @@
-{#- The visits that may take credit for a conversion: the converting visitor's visits that began
-    within attribution_lookback_days before the conversion, up to the converting visit itself. -#}
+{{
+    config(
+        incremental_strategy='touch_replace',
+        indexes=[
+            {'columns': ['conversion_id']},
+            {'columns': ['built_at']},
+        ],
+    )
+}}
 
-with conversions as (
+{#- The visits that may take credit for a conversion: the converting visitor's visits that began
+    within attribution_lookback_days before the conversion, up to the converting visit itself.
+    Their channel is joined by fct_attribution (a view), so a rule edit does not rebuild this.
+
+    Incremental: a run recomputes the touches of the conversions built since this table's latest
+    row, and of the conversions that a visit built since then may touch (same visitor, converted
+    between the visit's start and attribution_lookback_days after its end); the strategy
+    touch_replace deletes their old touches and those of conversions that are gone. -#}
+
+{% set lookback = "make_interval(days => " ~ (var('attribution_lookback_days') | int) ~ ")" %}
+{% set incremental_run = is_incremental()
+       and 'built_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+
+with
+
+{% if incremental_run %}
+{% set mark = latest_in(this, 'built_at') %}
+
+changed_visits as (
+
+    select site_id, visitor_key, visit_start, visit_end
+    from {{ ref('int_visits') }}
+    where built_at > {{ mark }}
+
+),
+
+conversions_in_scope as (
+
+    select conversion_id
+    from {{ ref('int_conversions') }}
+    where built_at > {{ mark }}
+
+    union
+
+    select conversions.conversion_id
+    from changed_visits
+    join {{ ref('int_conversions') }} as conversions
+        on conversions.site_id = changed_visits.site_id
+       and conversions.visitor_key = changed_visits.visitor_key
+       and conversions.converted_at >= changed_visits.visit_start
+       and conversions.converted_at <= changed_visits.visit_end + {{ lookback }}
+
+),
+
+conversions as (
+
+    select *
+    from {{ ref('int_conversions') }}
+    where conversion_id in (select conversion_id from conversions_in_scope)
+
+),
+
+{% else %}
+
+conversions as (
 
     select * from {{ ref('int_conversions') }}
 
 ),
 
+{% endif %}
+
 visits as (
 
     select * from {{ ref('int_visits') }}
-
-),
-
-channels as (
-
-    select * from {{ ref('int_traffic_source_channels') }}
 
 ),
 
@@ -36,7 +93,7 @@ touches as (
         on visits.site_id = conversions.site_id
        and visits.visitor_key = conversions.visitor_key
        and visits.visit_start <= conversions.converted_at
-       and visits.visit_start >= conversions.converted_at - make_interval(days => {{ var('attribution_lookback_days') | int }})
+       and visits.visit_start >= conversions.converted_at - {{ lookback }}
 
 ),
 
@@ -52,17 +109,12 @@ final as (
         touches.source,
         touches.medium,
         touches.campaign,
-        channels.channel,
         touches.source = '(direct)' and touches.medium = '(none)' as is_direct,
         row_number() over conversion_touches as touch_number,
         count(*) over (partition by touches.conversion_id) as touch_count,
-        extract(epoch from touches.converted_at - touches.visit_start) / 86400.0 as days_before_conversion
+        extract(epoch from touches.converted_at - touches.visit_start) / 86400.0 as days_before_conversion,
+        now() as built_at
     from touches
-    left join channels
-        on channels.site_id = touches.site_id
-       and channels.source = touches.source
-       and channels.medium = touches.medium
-       and coalesce(channels.campaign, '') = coalesce(touches.campaign, '')
     window conversion_touches as (partition by touches.conversion_id order by touches.visit_start, touches.visit_id)
 
 )

@@ -1,27 +1,54 @@
+-- depends_on: {{ ref('int_visits') }}
+{{
+    config(
+        incremental_strategy='conversion_replace',
+        indexes=[
+            {'columns': ['conversion_id'], 'unique': True},
+            {'columns': ['site_id', 'visitor_key', 'visit_start']},
+            {'columns': ['built_at']},
+        ],
+    )
+}}
+
 {#- Conversions: the first event of a visit reaching each goal (a page view whose path matches
     the goal's pattern, or a named event, optionally with one property equal to a value), and
-    every purchase (once per transaction id). Rebuilt on every run, so a goal edit reaches the past. -#}
+    every purchase (once per transaction id: its first event).
 
-with pageviews as (
+    Incremental: a run recomputes the conversions of the visits int_visits built since this
+    table's latest row (conversion_visits_in_scope), and the strategy conversion_replace
+    (macros/incremental_strategies.sql) replaces the old conversions of those visits. When the
+    goals changed (goals_fingerprint, the same on every row), or on a full build, every conversion
+    is recomputed: a goal edit reaches the past. A purchase whose transaction already has an
+    earlier conversion outside the recomputed visits is not counted again. -#}
 
-    select * from {{ ref('int_events_sessionized') }}
-    where event_type = 'pageview'
+{% set recompute_all = conversions_recompute_all() %}
+{#- Every event is read where it is used, not through a CTE: read three times, a CTE would be
+    materialized, a copy of the whole table. The events of the visits in scope are few. -#}
+{% set scoped_events = ref('int_events_sessionized') if recompute_all else 'scoped_events' %}
+
+with
+
+{% if not recompute_all %}
+
+scope_visits as (
+
+    select * from {{ conversion_visits_in_scope() }}
 
 ),
 
-named_events as (
+scoped_events as (
 
-    select * from {{ ref('int_events_sessionized') }}
-    where event_type = 'event'
-
-),
-
-purchase_events as (
-
-    select * from {{ ref('int_events_sessionized') }}
-    where event_name = 'purchase'
+    -- The events of the visits in scope, through the (site_id, visitor_key, visit_start) index.
+    select events.*
+    from scope_visits
+    join {{ ref('int_events_sessionized') }} as events
+        on events.site_id = scope_visits.site_id
+       and events.visitor_key = scope_visits.visitor_key
+       and events.visit_start = scope_visits.visit_start
 
 ),
+
+{% endif %}
 
 goals as (
 
@@ -42,11 +69,12 @@ pageview_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from pageviews as events
+    from {{ scoped_events }} as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'pageview'
        and events.path like goals.path_like
+    where events.event_type = 'pageview'
 
 ),
 
@@ -57,12 +85,13 @@ event_goal_hits as (
         goals.goal_name,
         goals.goal_value,
         events.*
-    from named_events as events
+    from {{ scoped_events }} as events
     join goals
         on goals.site_id = events.site_id
        and goals.goal_kind = 'event'
        and goals.event_name = events.event_name
-    where (goals.property_name is null or events.props ->> goals.property_name = goals.property_value)
+    where events.event_type = 'event'
+      and (goals.property_name is null or events.props ->> goals.property_name = goals.property_value)
 
 ),
 
@@ -89,7 +118,7 @@ goal_conversions as (
 
 ),
 
-purchases as (
+purchase_candidates as (
 
     select distinct on (events.site_id, coalesce(events.transaction_id, events.event_id::text))
         md5('purchase/' || events.site_id::text || '/' || coalesce(events.transaction_id, events.event_id::text)) as conversion_id,
@@ -106,17 +135,45 @@ purchases as (
         events.transaction_id,
         events.revenue as conversion_value,
         coalesce(events.currency, sites.default_currency) as currency
-    from purchase_events as events
+    from {{ scoped_events }} as events
     join sites using (site_id)
+    where events.event_name = 'purchase'
     order by events.site_id, coalesce(events.transaction_id, events.event_id::text), events.occurred_at, events.event_id
+
+),
+
+purchases as (
+
+    select purchase_candidates.*
+    from purchase_candidates
+    {% if not recompute_all %}
+    -- The transaction's conversion in a visit out of scope stays when it is the earlier one (the
+    -- strategy deletes it when this one replaces it).
+    left join {{ this }} as kept
+        on kept.conversion_id = purchase_candidates.conversion_id
+       and not exists (
+           select 1 from scope_visits
+           where scope_visits.site_id = kept.site_id
+             and scope_visits.visitor_key = kept.visitor_key
+             and kept.visit_start between scope_visits.visit_start and scope_visits.visit_end
+       )
+    where kept.conversion_id is null
+       or (purchase_candidates.converted_at, purchase_candidates.event_id) < (kept.converted_at, kept.event_id)
+    {% endif %}
 
 ),
 
 final as (
 
-    select * from goal_conversions
-    union all
-    select * from purchases
+    select
+        conversions.*,
+        (select goals_fingerprint from {{ goals_fingerprint() }}) as goals_fingerprint,
+        now() as built_at
+    from (
+        select * from goal_conversions
+        union all
+        select * from purchases
+    ) as conversions
 
 )
 

@@ -1,3 +1,12 @@
+{#- Only indexes that a reader uses; each costs the full build a sort of every event and the
+    15-minute build an insertion per new event (random keys, such as event and visit ids, a
+    page read and a page written per row once the table outgrows memory):
+      (site_id, visitor_key, visit_start): the visit_replace delete of the visits rebuilt;
+      (site_id, occurred_at): the analytics views read by site and period;
+      event_name: purchases, funnel steps, scroll and zone events (marts);
+      visit_end: the window of int_visits;
+      received_at: the window of the next run (max(received_at)).
+    None on event_id or visit_id: nothing looks an event up by them (erasure scans by person). -#}
 {{
     config(
         materialized='incremental',
@@ -7,10 +16,8 @@
         indexes=[
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
             {'columns': ['site_id', 'occurred_at']},
-            {'columns': ['visit_id']},
             {'columns': ['event_name']},
             {'columns': ['visit_end']},
-            {'columns': ['event_id'], 'unique': True},
             {'columns': ['received_at']},
         ],
     )
@@ -18,24 +25,21 @@
 
 {#- Every event with the visit it belongs to. A visit is a run of events of one visitor on one
     site without a pause longer than session_timeout_minutes. Rebuilds the window's visits whole,
-    reading session_context_hours of events on each side of it. -#}
+    reading events from the start of the earliest built visit the window may extend
+    (sessionization_read_from) to session_context_hours after the window. -#}
 
-with window_bounds as (
+{#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
+{% set window_start_at = window_start(ref('stg_raw__events')) %}
+{% set window_end_at = window_end() %}
+{% set read_from = sessionization_read_from(window_start_at) %}
 
-    select
-        {{ window_start(ref('stg_raw__events')) }} as window_start,
-        {{ window_end() }} as window_end
+with events as (
 
-),
-
-events as (
-
-    -- Scalar subqueries, not a join: the bounds become parameters that prune partitions and
-    -- filter the scan, instead of a filter applied after reading every event.
+    -- Constant bounds: partitions are pruned when the query is planned, and the scan filtered.
     select stg.*
     from {{ ref('stg_raw__events') }} as stg
-    where stg.occurred_at >= (select window_start from window_bounds) - {{ session_context() }}
-      and stg.occurred_at < (select window_end from window_bounds) + {{ session_context() }}
+    where stg.occurred_at >= {{ read_from }}
+      and stg.occurred_at < {{ window_end_at }} + {{ session_context() }}
 
 ),
 
@@ -68,17 +72,23 @@ numbered as (
 
 visit_bounds as (
 
+    -- One window, ordered, over the whole visit (one pass over the wide rows instead of two): in
+    -- time order the first value is the visit's start and the last its end.
     select
         *,
-        min(occurred_at) over visit as visit_start,
-        max(occurred_at) over visit as visit_end,
-        row_number() over (visit order by occurred_at, event_id) as event_number,
+        first_value(occurred_at) over visit as visit_start,
+        last_value(occurred_at) over visit as visit_end,
+        row_number() over visit as event_number,
         count(*) over visit as visit_event_count,
-        first_value(traffic_source) over (visit order by occurred_at, event_id) as visit_source,
-        first_value(traffic_medium) over (visit order by occurred_at, event_id) as visit_medium,
-        first_value(traffic_campaign) over (visit order by occurred_at, event_id) as visit_campaign
+        first_value(traffic_source) over visit as visit_source,
+        first_value(traffic_medium) over visit as visit_medium,
+        first_value(traffic_campaign) over visit as visit_campaign
     from numbered
-    window visit as (partition by site_id, visitor_key, visitor_visit_number)
+    window visit as (
+        partition by site_id, visitor_key, visitor_visit_number
+        order by occurred_at, event_id
+        rows between unbounded preceding and unbounded following
+    )
 
 ),
 
@@ -87,8 +97,8 @@ kept as (
     -- Visits touching the window (one that ended just before it may be extended by a late event).
     select visit_bounds.*
     from visit_bounds
-    where visit_bounds.visit_end >= (select window_start from window_bounds) - {{ session_timeout() }}
-      and visit_bounds.visit_start < (select window_end from window_bounds)
+    where visit_bounds.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
+      and visit_bounds.visit_start < {{ window_end_at }}
 
 ),
 
@@ -96,7 +106,8 @@ final as (
 
     select
         event_id,
-        md5(site_id::text || '/' || visitor_key || '/' || visit_start::text) as visit_id,
+        -- Collation "C" like visitor_key: byte order for a hex digest, cheap to index and to sort.
+        md5(site_id::text || '/' || visitor_key || '/' || visit_start::text) collate "C" as visit_id,
         site_id,
         visitor_key,
         visit_start,

@@ -1,14 +1,12 @@
 {#- The channel of every traffic source seen in visits, by the site's channel rules (first
-    matching rule by position). Rebuilt on every run from the rules, which are data: an edit
-    reaches every past visit, which joins this table on (site, source, medium, campaign). -#}
+    matching rule by position). The rules are data: every run decides the channel of every row
+    again, so an edit reaches every past visit, which joins this table on (site, source, medium,
+    campaign). The table is small (one row per distinct source, not per visit): a run reads only
+    the visits int_visits built since this table's last run (built_at: new events, late ones, or a
+    month rebuilt by a backfill) for sources not seen before, and checks through an index of
+    int_visits that each known source still has a visit (erasure and retention remove visits). -#}
 
-with visits as (
-
-    select * from {{ ref('int_visits') }}
-
-),
-
-rules as (
+with rules as (
 
     select * from {{ ref('stg_collect__channel_rules') }}
 
@@ -20,14 +18,55 @@ source_categories as (
 
 ),
 
+{#- A table built before built_at existed is rebuilt whole once (sync_all_columns adds it). -#}
+{% set new_visits_only = is_incremental()
+       and 'built_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+
 traffic_sources as (
 
-    select distinct
+    select
         site_id,
         visit_source as source,
         visit_medium as medium,
         visit_campaign as campaign
-    from visits
+    -- int_visits is read twice, each time through an index: not through a CTE, which would be
+    -- materialized (a copy of every visit).
+    from {{ ref('int_visits') }} as visits
+    {% if new_visits_only %}
+    where built_at > {{ latest_in(this, 'built_at') }}
+    {% endif %}
+    group by site_id, visit_source, visit_medium, visit_campaign
+
+    {% if new_visits_only %}
+    union all
+
+    select
+        known.site_id,
+        known.source,
+        known.medium,
+        known.campaign
+    from {{ this }} as known
+    where exists (
+        select 1
+        from {{ ref('int_visits') }} as visits
+        where visits.site_id = known.site_id
+          and visits.visit_source = known.source
+          and visits.visit_medium = known.medium
+          and visits.visit_campaign is not distinct from known.campaign
+    )
+    {% endif %}
+
+),
+
+distinct_sources as (
+
+    select
+        site_id,
+        source,
+        medium,
+        campaign
+    from traffic_sources
+    group by site_id, source, medium, campaign
 
 ),
 
@@ -35,13 +74,13 @@ categorised as (
 
     -- A source is looked up as given (google.com), then by its name (google).
     select
-        traffic_sources.*,
+        distinct_sources.*,
         coalesce(exact.source_category, by_name.source_category) as source_category
-    from traffic_sources
+    from distinct_sources
     left join source_categories as exact
-        on exact.source_name = traffic_sources.source
+        on exact.source_name = distinct_sources.source
     left join source_categories as by_name
-        on by_name.source_name = substring(traffic_sources.source from '([^.]+)\.[^.]+$')
+        on by_name.source_name = substring(distinct_sources.source from '([^.]+)\.[^.]+$')
 
 ),
 
@@ -76,7 +115,9 @@ final as (
         campaign,
         source_category,
         coalesce(channel, 'Unassigned') as channel,
-        rule_position as matched_rule_position
+        rule_position as matched_rule_position,
+        -- Every row is written on every run: the next one reads the visits built after this.
+        now() as built_at
     from matched
 
 )

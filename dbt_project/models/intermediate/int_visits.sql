@@ -9,21 +9,18 @@
             {'columns': ['visit_id'], 'unique': True},
             {'columns': ['site_id', 'visit_source', 'visit_medium', 'visit_campaign']},
             {'columns': ['last_received_at']},
+            {'columns': ['built_at']},
         ],
     )
 }}
 
 {#- One row per visit, aggregated from its events. Rebuilds the visits touched by the window. -#}
 
-with window_bounds as (
+{#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
+{% set window_start_at = window_start(ref('int_events_sessionized'), 'last_received_at') %}
+{% set window_end_at = window_end() %}
 
-    select
-        {{ window_start(ref('int_events_sessionized'), 'last_received_at') }} as window_start,
-        {{ window_end() }} as window_end
-
-),
-
-events as (
+with events as (
 
     -- Only the columns the aggregates read: the rows are sorted by visit, and narrow rows sort faster.
     select
@@ -56,8 +53,8 @@ events as (
         events.language,
         events.revenue
     from {{ ref('int_events_sessionized') }} as events
-    where events.visit_end >= (select window_start from window_bounds) - {{ session_timeout() }}
-      and events.visit_start < (select window_end from window_bounds)
+    where events.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
+      and events.visit_start < {{ window_end_at }}
 
 ),
 
@@ -133,7 +130,9 @@ final as (
         visits.language,
         visits.purchase_count,
         visits.purchase_revenue,
-        visits.last_received_at
+        visits.last_received_at,
+        -- The models downstream (conversions, attribution touches) redo the visits built since their last run.
+        now() as built_at
     from visits
 
 )

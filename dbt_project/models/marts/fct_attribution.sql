@@ -9,6 +9,13 @@ with touches as (
 
 ),
 
+channels as (
+
+    -- Joined here, at read time, not stored with the touches: a rule edit reaches every touch.
+    select * from {{ ref('int_traffic_source_channels') }}
+
+),
+
 models as (
 
     select * from (values
@@ -26,6 +33,7 @@ touch_facts as (
 
     select
         touches.*,
+        channels.channel,
         -- The last touch that is not direct; when every touch is direct, the last touch.
         coalesce(
             max(touch_number) filter (where not is_direct) over (partition by conversion_id),
@@ -33,6 +41,11 @@ touch_facts as (
         ) as last_non_direct_number,
         power(0.5, days_before_conversion / {{ var('time_decay_half_life_days') }}::numeric) as decay_weight
     from touches
+    left join channels
+        on channels.site_id = touches.site_id
+       and channels.source = touches.source
+       and channels.medium = touches.medium
+       and coalesce(channels.campaign, '') = coalesce(touches.campaign, '')
 
 ),
 

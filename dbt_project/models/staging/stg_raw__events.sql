@@ -66,12 +66,14 @@ final as (
     select
         *,
         -- One key per person as far as the site lets us know them; the identifiers themselves
-        -- are hashed so that the key never spells a user id.
+        -- are hashed so that the key never spells a user id. Collation "C": a hex digest sorts
+        -- the same in every collation, and byte order is several times cheaper to sort and index
+        -- (sessionization sorts every event by it).
         md5(case
             when user_id is not null then 'user:' || user_id
             when visitor_id is not null then visitor_kind || ':' || visitor_id
             else 'event:' || event_id::text
-        end) as visitor_key,
+        end) collate "C" as visitor_key,
         coalesce(
             utm_source,
             case click_id_kind when 'gclid' then 'google' when 'msclkid' then 'bing' end,

@@ -1,8 +1,9 @@
 """Every dbt model as a Dagster asset.
 
 The incremental models (tag `partitioned`) are partitioned by month with a single-run backfill
-policy: a backfill of many months is one dbt run over their whole window. Everything else is
-rebuilt from them on each run (channels, conversions, attribution, the analytics views).
+policy: a backfill of many months is one dbt run over their whole window. Everything else runs
+after them on each run: channels, conversions and attribution touches (which redo what the run
+changed, from their own marks) and the analytics views.
 """
 from dagster import AssetExecutionContext
 from dagster_dbt import DbtCliResource, dbt_assets

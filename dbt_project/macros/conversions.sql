@@ -1,0 +1,33 @@
+{#- Helpers of the incremental int_conversions (see its model and the strategy conversion_replace). -#}
+
+{#- One fingerprint of every site's goals: a goal added, edited or removed changes it. -#}
+{% macro goals_fingerprint() -%}
+    (select md5(coalesce(string_agg(goals::text, '|' order by goals.goal_id), '')) as goals_fingerprint
+       from {{ ref('stg_collect__goals') }} as goals)
+{%- endmacro %}
+
+{#- The visits whose conversions a run recomputes: those int_visits built after the latest row of
+    `relation` (every visit when it is empty). A visit merged into another by a late event is gone
+    from int_visits; its conversions are replaced through the visit that took its events (same
+    visitor, its start within that visit). -#}
+{% macro conversion_visits_in_scope(relation=none) -%}
+    (select site_id, visitor_key, visit_start, visit_end
+       from {{ ref('int_visits') }}
+      where built_at > {{ latest_in(relation or this, 'built_at') }})
+{%- endmacro %}
+
+{#- Whether this run recomputes every conversion: a full build, a table without the columns of
+    incremental runs, an empty table, or goals that changed since the table was built. -#}
+{% macro conversions_recompute_all() %}
+    {%- if not execute or not is_incremental() -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {%- set columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
+    {%- if 'goals_fingerprint' not in columns or 'built_at' not in columns -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {%- set decided = run_query(
+        "select coalesce((select goals_fingerprint from " ~ this ~ " limit 1)"
+        ~ " is distinct from (select goals_fingerprint from " ~ goals_fingerprint() ~ "), true)") -%}
+    {{ return(decided.columns[0].values()[0]) }}
+{% endmacro %}
