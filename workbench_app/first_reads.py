@@ -20,6 +20,8 @@ import logging
 from typing import Any
 
 from flask import current_app, request
+from jinja2.utils import htmlsafe_json_dumps
+from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Map, Rule
 
 from workbench_app.accounts import web_sessions
@@ -33,14 +35,14 @@ SESSION = "/api/v1/session"
 _SCREENS = Map([
     Rule("/dashboards/<int:dashboard_id>", endpoint=("/api/v1/dashboards/{dashboard_id}",
                                                      "/api/v1/dashboards/{dashboard_id}/theme")),
-])
+]).bind("localhost")
 
 
 def reads_of(path: str) -> list[str]:
     """The API paths read first by the screen at `path` (the session first)."""
     try:
-        templates, arguments = _SCREENS.bind("localhost").match(path, method="GET")
-    except Exception:  # noqa: BLE001 - not a screen with reads of its own (werkzeug's NotFound and kin)
+        templates, arguments = _SCREENS.match(path, method="GET")
+    except HTTPException:  # not a screen with reads of its own (NotFound, or a redirect to one)
         return [SESSION]
     return [SESSION] + [template.format(**arguments) for template in templates]
 
@@ -98,8 +100,6 @@ def _answers(path: str) -> dict[str, dict[str, Any]]:
 
 
 def element(answers: dict[str, dict[str, Any]]) -> str:
-    """The `<script type="application/json">` element holding `answers`, safe inside HTML."""
-    text = json.dumps(answers, separators=(",", ":"), ensure_ascii=False)
-    # No "</script>" nor "<!--" can close or bend the element: every <, > and & is escaped in JSON.
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="{ELEMENT_ID}">{text}</script>'
+    """The `<script type="application/json">` element holding `answers`, safe inside HTML: every
+    <, >, & and ' is escaped in the JSON, so no "</script>" nor "<!--" can close or bend it."""
+    return f'<script type="application/json" id="{ELEMENT_ID}">{htmlsafe_json_dumps(answers)}</script>'

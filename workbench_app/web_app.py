@@ -1,8 +1,9 @@
 """The web application: the Vite build of `workbench_app/frontend`, served by Flask.
 
-`index.html` answers every application route (the browser routes from there), with the API answers
-its screen starts with inside (`first_reads.py`), and is never cached; the hashed assets under `/assets/` are cached for a year. Every page forbids framing
-(the embed entry, when it exists, sets its own `frame-ancestors`).
+`index.html` answers every application route (the browser routes from there), with the API
+answers its screen starts with inside (`first_reads.py`), and is never cached; the hashed assets
+under `/assets/` are cached for a year. Every page forbids framing (the embed entry, when it
+exists, sets its own `frame-ancestors`).
 """
 from __future__ import annotations
 

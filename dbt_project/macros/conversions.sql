@@ -11,9 +11,7 @@
     from int_visits; its conversions are replaced through the visit that took its events (same
     visitor, its start within that visit). -#}
 {% macro conversion_visits_in_scope(relation=none) -%}
-    (select site_id, visitor_key, visit_start, visit_end
-       from {{ ref('int_visits') }}
-      where built_at > {{ latest_in(relation or this, 'built_at') }})
+    {{ visits_built_after(latest_in(relation or this, 'built_at')) }}
 {%- endmacro %}
 
 {#- Whether this run recomputes every conversion: a full build, a table without the columns of
@@ -22,8 +20,7 @@
     {%- if not execute or not is_incremental() -%}
         {{ return(true) }}
     {%- endif -%}
-    {%- set columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
-    {%- if 'goals_fingerprint' not in columns or 'built_at' not in columns -%}
+    {%- if not has_columns(this, ['goals_fingerprint', 'built_at']) -%}
         {{ return(true) }}
     {%- endif -%}
     {%- set decided = run_query(

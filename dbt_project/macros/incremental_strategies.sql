@@ -22,9 +22,10 @@
 {% endmacro %}
 
 {#- Incremental strategy `replace_all` for small tables rebuilt in full on every run (channels:
-    their rows are all decided again; classification attributes). The rows are replaced inside the existing table instead of
-    swapping in a new one, so the views reading it stay in place (a swapped table would take its
-    dependent views with it) and readers never see the table missing. -#}
+    their rows are all decided again; classification attributes). The rows are replaced inside the
+    existing table instead of swapping in a new one, so the views reading it stay in place (a
+    swapped table would take its dependent views with it) and readers never see the table
+    missing. -#}
 {% macro get_incremental_replace_all_sql(arg_dict) %}
     {%- set columns = get_quoted_csv(arg_dict["dest_columns"] | map(attribute="name")) -%}
     delete from {{ arg_dict["target_relation"] }};

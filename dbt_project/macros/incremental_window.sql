@@ -14,9 +14,8 @@
         '{{ var("window_start") }}'::timestamptz
     {%- elif is_incremental() -%}
         {%- if execute -%}
-            {%- set mark = run_query("select coalesce(max(" ~ received_column ~ "), '-infinity'::timestamptz)::text from " ~ this).columns[0].values()[0] -%}
             {%- set start = run_query("select coalesce(min(occurred_at), 'infinity'::timestamptz)::text from " ~ upstream
-                                      ~ " where received_at > '" ~ mark ~ "'::timestamptz").columns[0].values()[0] -%}
+                                      ~ " where received_at > " ~ latest_in(this, received_column)).columns[0].values()[0] -%}
             '{{ start }}'::timestamptz
         {%- else -%}
             'infinity'::timestamptz
@@ -51,6 +50,21 @@
     {%- else -%}
         '-infinity'::timestamptz
     {%- endif -%}
+{%- endmacro %}
+
+{#- The visits int_visits built after `mark` (a timestamp constant, see latest_in): what the models
+    downstream of it redo on an incremental run. -#}
+{% macro visits_built_after(mark) -%}
+    (select site_id, visitor_key, visit_start, visit_end
+       from {{ ref('int_visits') }}
+      where built_at > {{ mark }})
+{%- endmacro %}
+
+{#- Whether `relation` has every column of `names`: a table built before a column existed is
+    rebuilt whole once (on_schema_change adds the column). -#}
+{% macro has_columns(relation, names) -%}
+    {%- set present = adapter.get_columns_in_relation(relation) | map(attribute='name') | list -%}
+    {{ return(names | reject('in', present) | list | length == 0) }}
 {%- endmacro %}
 
 {#- Where sessionization starts reading events for a window: at the start of the earliest visit

@@ -76,8 +76,11 @@ def authenticate_server_key(conn: psycopg.Connection, secret: str) -> ServerKeyI
     if not _well_formed(secret):
         return None
     row = conn.execute(_KEY_OF_SECRET, {"hash": secret_hash(secret)}).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _identity(conn, row)
+
+
+def _identity(conn: psycopg.Connection, row: tuple) -> ServerKeyIdentity:
+    """The identity of a row of `_KEY_OF_SECRET`, its use recorded when the stored time is stale."""
     key_id, site_id, rate_limit, accept_user_id, stale = row
     if stale:
         record_use(conn, "collect.server_keys", "key_id", key_id)
@@ -107,11 +110,8 @@ def authenticate_and_count(conn: psycopg.Connection, secret: str,
     ).fetchone()
     if row is None:
         return None, False
-    key_id, site_id, rate_limit, accept_user_id, stale, allowed = row
-    if stale:
-        record_use(conn, "collect.server_keys", "key_id", key_id)
-    return ServerKeyIdentity(key_id=key_id, site_id=site_id, rate_limit_per_minute=rate_limit,
-                             accept_user_id=accept_user_id), allowed
+    *key, allowed = row
+    return _identity(conn, tuple(key)), allowed
 
 
 def _validated_name(name: Any) -> str:

@@ -18,8 +18,7 @@
     touch_replace deletes their old touches and those of conversions that are gone. -#}
 
 {% set lookback = "make_interval(days => " ~ (var('attribution_lookback_days') | int) ~ ")" %}
-{% set incremental_run = is_incremental()
-       and 'built_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+{% set incremental_run = is_incremental() and has_columns(this, ['built_at']) %}
 
 with
 
@@ -28,9 +27,7 @@ with
 
 changed_visits as (
 
-    select site_id, visitor_key, visit_start, visit_end
-    from {{ ref('int_visits') }}
-    where built_at > {{ mark }}
+    select * from {{ visits_built_after(mark) }}
 
 ),
 

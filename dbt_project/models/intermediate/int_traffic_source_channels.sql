@@ -19,8 +19,7 @@ source_categories as (
 ),
 
 {#- A table built before built_at existed is rebuilt whole once (sync_all_columns adds it). -#}
-{% set new_visits_only = is_incremental()
-       and 'built_at' in adapter.get_columns_in_relation(this) | map(attribute='name') | list %}
+{% set new_visits_only = is_incremental() and has_columns(this, ['built_at']) %}
 
 traffic_sources as (
 

@@ -145,8 +145,12 @@ export function labelsWidth(labels: readonly string[]): number {
 export function valueLabels(series: readonly Record<string, unknown>[], stacked: boolean): string[] {
   const columns = series.map((entry) => (entry.data as unknown[]).map((point) => Number(Array.isArray(point) ? point[1] : point) || 0));
   const sums = stacked ? (columns[0] ?? []).map((_, i) => columns.reduce((sum, column) => sum + Math.abs(column[i] ?? 0), 0)) : [];
-  let [smallest, largest] = [0, 0];
-  for (const value of [...columns.flat(), ...sums]) [smallest, largest] = [Math.min(smallest, value), Math.max(largest, value)];
+  let smallest = 0;
+  let largest = 0;
+  for (const value of [...columns.flat(), ...sums]) {
+    smallest = Math.min(smallest, value);
+    largest = Math.max(largest, value);
+  }
   const label = (value: number) => (Math.sign(value) * Math.ceil(Math.abs(value) * 1.5)).toLocaleString("en-US");
   return [label(largest), label(smallest)];
 }
