@@ -13,7 +13,9 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pipelines.ingest.visitors import country_of, device_of, visitor_hash
+import orjson
+
+from pipelines.ingest.visitors import Device, country_of, device_of, visitor_hash
 
 COLUMNS = (
     "site_id", "occurred_at", "received_at", "source", "event_type", "event_name", "visitor_kind",
@@ -22,24 +24,39 @@ COLUMNS = (
     "language", "country", "browser", "os", "device_class", "screen_class", "props", "items",
     "transaction_id", "revenue", "currency",
 )
-_INDEX = {name: i for i, name in enumerate(COLUMNS)}
-# One encoder for every row: json.dumps with options builds a new one per call.
-_to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_NO_DEVICE = Device(None, None, None)
+_NO_PROPS: dict = {}
+_standard_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _to_json(value: dict | list) -> str:
+    """Compact JSON of validated props or items. orjson takes 0.15 us for a purchase's props, the
+    standard encoder 1.7 to 3; it refuses integers past 64 bits, which the standard one writes."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return _standard_json(value)
 UTM_PARAMETERS = ("utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content")
 # Advertising click ids: which one was present is kept, its value (a per-click identifier) is not.
 CLICK_IDS = ("gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "ttclid", "twclid",
              "li_fat_id", "yclid", "epik", "rdt_cid", "sccid")
 
 
+_PAGE_PARTS = ("url", "hostname", "path")
+_PAGE_PARAMETERS = (*UTM_PARAMETERS, "click_id_kind")
+_NO_PAGE = ((None, None, None), (None,) * len(_PAGE_PARAMETERS))
+
+
 @functools.lru_cache(maxsize=4096)
-def _page(url: str) -> tuple[tuple[int, str | None], ...]:
-    """(column index, value) of the URL without click id values, hostname, path, UTM parameters
-    and click id kind of a page URL. Cached: the pages of a site repeat."""
+def _page(url: str) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """The values of a page URL's columns, in COLUMNS order: (url without click id values,
+    hostname, path) and (the five UTM parameters, click id kind). Cached: the pages of a site
+    repeat."""
     found: dict[str, str | None] = {"url": url}
     try:
         parts = urlsplit(url)
     except ValueError:
-        return ((_INDEX["url"], url),)
+        return (url, None, None), _NO_PAGE[1]
     found["hostname"] = (parts.hostname or None) if parts.netloc else None
     found["path"] = parts.path or ("/" if parts.netloc else None)
     if parts.query:
@@ -53,7 +70,7 @@ def _page(url: str) -> tuple[tuple[int, str | None], ...]:
         if "click_id_kind" in found:
             kept = [(k, v) for k, v in query if k.lower() not in CLICK_IDS]
             found["url"] = urlunsplit(parts._replace(query=urlencode(kept)))
-    return tuple((_INDEX[name], value) for name, value in found.items())
+    return tuple(map(found.get, _PAGE_PARTS)), tuple(map(found.get, _PAGE_PARAMETERS))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,34 +102,23 @@ def derive_row(site_id: str, source: str, fields: dict, *, received_at: datetime
         visitor_id, kind = visitor_hash(salt, site_id, ip, user_agent), "hash"
     if user_id:
         kind = "user"
-    device = device_of(user_agent) if user_agent else None
-    props = fields.get("props") or {}
+    device = device_of(user_agent) if user_agent else _NO_DEVICE
+    props = fields.get("props") or _NO_PROPS
     items = fields.get("items")
     revenue = props.get("value")
     received = _iso(received_at)
     occurred = fields["occurred_at"]
-    row = [None] * len(COLUMNS)
-    row[0:9] = (site_id, received if occurred is received_at else occurred.isoformat(), received, source,
-                fields["type"], fields["name"], kind, visitor_id, user_id)
-    row[9] = fields.get("page_id")
     url = fields.get("url")
-    if url:
-        for index, value in _page(url):
-            row[index] = value
-    referrer = row[13] = fields.get("referrer")
-    row[14] = _host(referrer) if referrer else None
-    row[15] = fields.get("title")
-    row[22] = fields.get("language")
-    row[23] = country_of(ip) if ip else None
-    if device:
-        row[24:27] = (device.browser, device.os, device.device_class)
-    row[27] = fields.get("screen")
-    row[28] = _to_json(props) if props else "{}"
-    row[29] = _to_json(items) if items else None
-    row[30] = props.get("transaction_id")
-    row[31] = None if revenue is None else repr(revenue)
-    row[32] = props.get("currency")
-    return tuple(row)
+    page, parameters = _page(url) if url else _NO_PAGE
+    referrer = fields.get("referrer")
+    # One tuple expression, in COLUMNS order: a list filled by index cost a microsecond more.
+    return (site_id, received if occurred is received_at else occurred.isoformat(), received, source,
+            fields["type"], fields["name"], kind, visitor_id, user_id, fields.get("page_id"), *page,
+            referrer, _host(referrer) if referrer else None, fields.get("title"), *parameters,
+            fields.get("language"), country_of(ip) if ip else None,
+            device.browser, device.os, device.device_class, fields.get("screen"),
+            _to_json(props) if props else "{}", _to_json(items) if items else None,
+            props.get("transaction_id"), None if revenue is None else repr(revenue), props.get("currency"))
 
 
 def row_from_mapping(values: Mapping[str, Any]) -> tuple:
