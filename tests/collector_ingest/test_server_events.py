@@ -165,6 +165,15 @@ def test_commerce_props_and_items(client, site, db):
                             "first": True, "ratio": 0.5}
 
 
+def test_property_values_keep_their_text_and_size(client, site, db):
+    """orjson writes the properties; an integer past 64 bits, which it refuses, still goes through."""
+    props = {"big": 10**20, "small": -(2**63), "tiny": 1e-7, "text": "é\u2028\x1f\"\\", "flag": False}
+    r = post(client, site, {"type": "event", "name": "sized", "props": props, "items": [{"id": "ü", "quantity": 3}]})
+    assert r.json == {"accepted": 1, "rejected": []}
+    (row,) = events_of(db, site.site_id)
+    assert row["props"] == props and row["items"] == [{"id": "ü", "quantity": 3}]
+
+
 def test_limits_at_their_maximum_are_accepted(client, site, db):
     event = {"type": "event", "name": "n" * 64, "url": "https://a.example/" + "u" * 2030, "title": "t" * 500,
              "props": {f"{i:02d}" + "k" * 62: "v" * 500 for i in range(30)},
