@@ -62,11 +62,14 @@ visits as (
 
     -- One pass over the events, sorted once by visit then time: the page view figures are
     -- aggregates filtered on page views (a visit without any has a count of 0 and null paths).
+    -- Grouped by (site_id, visitor_key, visit_start), which visit_id is made of: the events come
+    -- in that order from the table's index on those columns, and a full build (whose table is
+    -- written in that order) reads them through it instead of sorting every event again.
     select
         visit_id,
         site_id,
         visitor_key,
-        min(visit_start) as visit_start,
+        visit_start,
         max(visit_end) as visit_end,
         count(*) as event_count,
         max(received_at) as last_received_at,
@@ -93,7 +96,7 @@ visits as (
         count(*) filter (where event_name = 'purchase') as purchase_count,
         coalesce(sum(revenue) filter (where event_name = 'purchase'), 0) as purchase_revenue
     from events
-    group by visit_id, site_id, visitor_key
+    group by site_id, visitor_key, visit_start, visit_id
 
 ),
 
