@@ -122,6 +122,12 @@ def _canonical_set(addresses: tuple[str, ...]) -> frozenset[str | None]:
     return frozenset(canonical_ip(a) for a in addresses)
 
 
+def is_trusted_proxy(remote_addr: str | None, trusted_proxies: tuple[str, ...]) -> bool:
+    """Whether the socket peer is one of the trusted proxies."""
+    address = canonical_ip(remote_addr)
+    return address is not None and address in _canonical_set(tuple(trusted_proxies))
+
+
 def client_ip(remote_addr: str | None, forwarded_for: str | None, trusted_proxies: tuple[str, ...]) -> str | None:
     """The visitor's address: the socket peer, or, when the peer is a trusted proxy, the nearest
     X-Forwarded-For entry that is not itself a trusted proxy (entries further left can be forged

@@ -1,13 +1,15 @@
 """Writing events: `COPY` into raw.events, with group commit and the spool behind it.
 
 `store_events` writes rows in one transaction, for any caller (demo data, imports). The collector
-goes through a `BatchWriter`: one thread per process takes the work that request threads hand it,
-writes everything waiting in one transaction (one COPY, one commit, one WAL flush for many
-requests), then wakes each request. When the database is down, the same group is appended to the
-spool and fsynced instead; either way a request is answered only once its events are durable.
+goes through a `BatchWriter`: one thread per process takes the work that requests hand it (from
+threads with `submit`, from the event loop with `submit_async`), writes everything waiting in one
+transaction (one COPY, one commit, one WAL flush for many requests), then wakes each request.
+When the database is down, the same group is appended to the spool and fsynced instead; either
+way a request is answered only once its events are durable.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import queue
@@ -234,6 +236,8 @@ def expire_idempotency_keys(conn: psycopg.Connection) -> int:
 
 @dataclass(eq=False)
 class Job:
+    """Work of a thread that waits on `done`."""
+
     rows: list[tuple]
     idempotency: IdempotencyRecord | None = None
     rejections: list[list] | None = None
@@ -243,6 +247,50 @@ class Job:
     def finish(self, outcome: str) -> None:
         self.outcome = outcome
         self.done.set()
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+
+class AsyncJob:
+    """Work of a coroutine that awaits `future`. The writer only records the outcome; the futures
+    of a whole group are resolved in one call into their event loop (`_wake_async`), since each
+    `call_soon_threadsafe` writes to the loop's self-pipe and wakes it."""
+
+    __slots__ = ("rows", "idempotency", "rejections", "outcome", "future")
+
+    def __init__(self, rows: list[tuple], idempotency: IdempotencyRecord | None, rejections: list[list] | None,
+                 future: asyncio.Future):
+        self.rows, self.idempotency, self.rejections, self.future = rows, idempotency, rejections, future
+        self.outcome: str | None = None
+
+    def finish(self, outcome: str) -> None:
+        self.outcome = outcome
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+
+def _resolve(jobs: list[AsyncJob]) -> None:
+    """In the event loop: hand each waiting coroutine its job's outcome."""
+    for job in jobs:
+        if not job.future.done():  # cancelled: the client went away or the wait timed out
+            job.future.set_result(job.outcome)
+
+
+def _wake_async(group: list) -> None:
+    """Resolve the futures of the group's AsyncJobs, one call per event loop."""
+    by_loop: dict = {}
+    for job in group:
+        if type(job) is AsyncJob:
+            by_loop.setdefault(job.future.get_loop(), []).append(job)
+    for loop, jobs in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_resolve, jobs)
+        except RuntimeError:  # the loop closed (worker shutting down): nobody waits any more
+            pass
 
 
 class WriterUnavailable(RuntimeError):
@@ -298,6 +346,20 @@ class BatchWriter:
             raise WriterUnavailable("the events could not be written")
         return job.outcome
 
+    async def submit_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
+                           rejections: list[list] | None = None, timeout: float = 30.0) -> str:
+        """`submit` for a coroutine: the event loop serves other requests while the group commits."""
+        self.start()
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put(AsyncJob(rows, idempotency, rejections, future))
+        try:
+            outcome = await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise WriterUnavailable("the events could not be written") from None
+        if outcome == "failed":
+            raise WriterUnavailable("the events could not be written")
+        return outcome
+
     @property
     def database_down(self) -> bool:
         return self._down_since is not None
@@ -343,8 +405,9 @@ class BatchWriter:
             except Exception:  # never let the thread die: the requests would wait forever
                 _log.exception("event writer failed on a group")
                 for job in group:
-                    if not job.done.is_set():
+                    if not job.finished:
                         job.finish("failed")
+            _wake_async(group)
             if stopping:
                 break
         self._segment.close()
