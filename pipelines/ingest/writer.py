@@ -10,6 +10,7 @@ way a request is answered only once its events are durable.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import os
 import queue
@@ -273,6 +274,42 @@ class AsyncJob:
         return self.outcome is not None
 
 
+class _Deadlines:
+    """The deadline of every future a loop's coroutines await from the writer, checked once a
+    second: a writer stuck past `SECONDS` (a hung disk) fails them with WriterUnavailable, as
+    `submit`'s timeout does. A timer per request (asyncio.wait_for) cost more than the deque."""
+
+    SECONDS = 30.0
+    _by_loop: dict = {}
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._pending: collections.deque = collections.deque()
+        self._loop = loop
+        loop.call_later(1.0, self._check)
+
+    @classmethod
+    def of_running_loop(cls) -> "_Deadlines":
+        loop = asyncio.get_running_loop()
+        found = cls._by_loop.get(loop)
+        if found is None:
+            found = cls._by_loop[loop] = cls(loop)
+        return found
+
+    def watch(self, future: asyncio.Future) -> None:
+        self._pending.append((time.monotonic() + self.SECONDS, future))
+
+    def _check(self) -> None:
+        now, pending = time.monotonic(), self._pending
+        # In submission order: the oldest first, so the check stops at the first one still in time.
+        while pending and (pending[0][1].done() or pending[0][0] <= now):
+            _, future = pending.popleft()
+            if not future.done():
+                future.set_exception(WriterUnavailable("the events could not be written in time"))
+        if self._loop.is_closed():
+            return
+        self._loop.call_later(1.0, self._check)
+
+
 def _resolve(jobs: list[AsyncJob]) -> None:
     """In the event loop: hand each waiting coroutine its job's outcome."""
     for job in jobs:
@@ -347,15 +384,14 @@ class BatchWriter:
         return job.outcome
 
     async def submit_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-                           rejections: list[list] | None = None, timeout: float = 30.0) -> str:
-        """`submit` for a coroutine: the event loop serves other requests while the group commits."""
+                           rejections: list[list] | None = None) -> str:
+        """`submit` for a coroutine: the event loop serves other requests while the group commits.
+        The wait is bounded as `submit`'s is, by the loop's `_Deadlines` rather than a timer each."""
         self.start()
         future = asyncio.get_running_loop().create_future()
+        _Deadlines.of_running_loop().watch(future)
         self._queue.put(AsyncJob(rows, idempotency, rejections, future))
-        try:
-            outcome = await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            raise WriterUnavailable("the events could not be written") from None
+        outcome = await future
         if outcome == "failed":
             raise WriterUnavailable("the events could not be written")
         return outcome
