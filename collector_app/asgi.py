@@ -14,6 +14,7 @@ beacons and every other request are logged, in the format of gunicorn's (gunicor
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 
@@ -22,6 +23,7 @@ from a2wsgi import WSGIMiddleware
 from collector_app.collect_api.beacon import BeaconRules
 from collector_app.collect_api.beacon_asgi import AsgiBeacon
 from collector_app.collect_api.context import ingestion
+from collector_app.errors import error_document
 from collector_app.wsgi import app as flask_app
 from pipelines.ingest.browser import is_trusted_proxy
 from pipelines.ingest.writer import stop_writer
@@ -29,6 +31,11 @@ from pipelines.ingest.writer import stop_writer
 # Threads serving the Flask routes of one worker: server batches wait on the group commit there,
 # so a few dozen keep the writer's groups full without making the GIL a contest.
 FLASK_THREADS = 32
+# gunicorn's limit on a request line, which the OpenAPI document states (414 on every operation);
+# uvicorn has none of its own.
+MAX_REQUEST_LINE = 4094
+_URI_TOO_LONG = json.dumps(error_document(
+    "uri_too_long", f"The request line is longer than {MAX_REQUEST_LINE} bytes.")).encode()
 
 _access = logging.getLogger("gunicorn.access")
 
@@ -54,6 +61,10 @@ class CollectorFront:
         kind = scope["type"]
         if kind == "http":
             started = time.perf_counter()
+            # Method, target and version with their spaces and the "?" (an upper bound).
+            if len(scope["raw_path"]) + len(scope["query_string"]) + len(scope["method"]) + 11 > MAX_REQUEST_LINE:
+                await self._uri_too_long(scope, send, started)
+                return
             if scope["path"] == self.collect_path and scope["method"] == "POST":
                 status = await self.beacon(scope, receive, send)
                 if status != 204 and _access.isEnabledFor(logging.INFO):
@@ -62,6 +73,13 @@ class CollectorFront:
             await self._flask(scope, receive, send, started)
         elif kind == "lifespan":
             await self._lifespan(receive, send)
+
+    async def _uri_too_long(self, scope, send, started: float) -> None:
+        await send({"type": "http.response.start", "status": 414,
+                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": _URI_TOO_LONG})
+        if _access.isEnabledFor(logging.INFO):
+            _access.info(_access_line(scope, 414, len(_URI_TOO_LONG), started))
 
     async def _flask(self, scope, receive, send, started: float) -> None:
         answered = {"status": 500, "length": 0}

@@ -122,3 +122,13 @@ def test_successful_beacons_are_left_out_of_the_access_log_and_no_line_holds_an_
     assert ADDRESS not in log_path.read_text()
     access = access_path.read_text()
     assert ADDRESS not in access and "127.0.0.1" not in access  # neither the visitor nor the peer
+
+
+def test_a_request_line_over_the_limit_is_a_structured_414(collector):
+    base, _, _ = collector
+    just_under = requests.get(base + "/healthz?" + "a" * (4094 - len("GET /healthz? HTTP/1.1")), timeout=10)
+    assert just_under.status_code == 200
+    for method, path in (("GET", "/api/v1/sites"), ("POST", "/collect")):
+        refused = requests.request(method, base + path + "?q=" + "a" * 4100, timeout=10)
+        assert refused.status_code == 414
+        assert refused.json()["error"]["code"] == "uri_too_long"
