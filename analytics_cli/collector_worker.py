@@ -23,6 +23,8 @@ class CollectorWorker(UvicornWorker):
         # rewrite the peer address of every request instead.
         "proxy_headers": False,
         "server_header": False,
+        # The collector serves no WebSocket: an upgrade request is answered as plain HTTP.
+        "ws": "none",
         # Connections and requests one worker serves at once; past it, uvicorn answers 503.
         "limit_concurrency": Settings.from_env().collector_connections,
     }
