@@ -97,10 +97,10 @@ def _bin(name: str) -> str:
 
 
 def collector_command(workers: int, bind: str, *options: str) -> list[str]:
-    """The collector under gunicorn as `analytics up` runs it (gevent workers, connections and
-    access log from analytics_cli/gunicorn_collector.py). Tests and benchmarks start it this way."""
+    """The collector under gunicorn as `analytics up` runs it (uvicorn workers over the ASGI app,
+    settings from analytics_cli/gunicorn_collector.py). Tests and benchmarks start it this way."""
     return [_bin("gunicorn"), "-c", "python:analytics_cli.gunicorn_collector", "-w", str(workers), "-b", bind,
-            *options, "collector_app.wsgi:app"]
+            *options, "collector_app.asgi:app"]
 
 
 def build_children(settings: Settings, with_dagster: bool) -> list[Child]:

@@ -8,7 +8,7 @@ Prints events/s and p50/p99 latency. Expected (issue 17): >= 10,000 events/s, p9
 The clients are one thread over raw keep-alive sockets (bench/lean_client.py): the thread-per-
 connection http.client clients of earlier runs (`--client threads`) took a third as much CPU as
 the collector, on the same 2 CPUs.
-Gunicorn runs the collector as `analytics up` does (gevent workers).
+Gunicorn runs the collector as `analytics up` does (uvicorn workers, the beacon answered in the event loop).
 Usage: .venv/bin/python bench/ingest_browser.py [--seconds 10] [--clients 32]
 """
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main() -> int:
     cpu = {name: (after[name] - before[name]) / max(1, rate * args.seconds) * 1e6 for name in after}
     print()
     print(f"POST /collect, one event per request, {args.clients} clients, gunicorn {args.workers} workers "
-          f"(gevent), {os.cpu_count()} CPUs, PostgreSQL with fsync on")
+          f"(uvicorn), {os.cpu_count()} CPUs, PostgreSQL with fsync on")
     print(f"{'measure':<30}{'value':>14}  {'target':<12}{'met':>4}")
     print("-" * 62)
     for name, value, target, met in [

@@ -2,7 +2,7 @@
 
 Starts its own embedded PostgreSQL in a temporary directory (default durability settings: fsync
 and synchronous commit on), migrates it, and runs the collector under gunicorn with 2 workers
-(gevent, as `analytics up` runs it).
+(uvicorn workers, as `analytics up` runs it).
 Then, in one run:
 
 1. saturation: concurrent clients post 100-event batches for a fixed time; events/s, p50, p99;
@@ -266,7 +266,7 @@ class Collector:
 def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Iterator[Collector]:
     """An embedded PostgreSQL in a temporary directory (default durability settings), migrated,
     with one site (and a server key without a practical rate limit), and the collector under
-    gunicorn on a free port, with the settings `analytics up` gives it (gevent workers).
+    gunicorn on a free port, with the settings `analytics up` gives it (uvicorn workers).
     Everything is stopped and removed on exit."""
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-"))
     pgdata = root / "pgdata"

@@ -1,4 +1,6 @@
-"""WSGI entry point for gunicorn: `gunicorn collector_app.wsgi:app`."""
+"""The collector's Flask app prepared for a worker process: its event writer started, the user-agent
+and crawler tables loaded, the garbage collector's view frozen. `collector_app.asgi` serves it
+(as `analytics up` does); it is also a plain WSGI app for any WSGI server."""
 import gc
 
 from collector_app.app import create_app

@@ -16,13 +16,14 @@ def register_collect_api(app: Flask) -> None:
     app.register_blueprint(make_browser_blueprint(app.config["ANALYTICS_SETTINGS"]))
     beacon = BeaconEndpoint(app, app.wsgi_app)
     app.wsgi_app = beacon
-    # The middleware answers the beacon before Flask routes anything; the route is declared in
-    # Flask's map too so that OPTIONS and the Allow header of a 405 list POST.
+    # The middleware answers the beacon before Flask routes anything (when the Flask app is served
+    # alone; collector_app.asgi answers it in the event loop); the route is declared in Flask's map
+    # too so that OPTIONS and the Allow header of a 405 list POST.
     app.add_url_rule(app.config["ANALYTICS_SETTINGS"].collect_path, "collect_beacon",
                      lambda: beacon.flask_response(request.environ), methods=["POST"])
 
 
 def start_ingestion(app: Flask) -> None:
     """Start the process's event writer now (it replays the spool first) rather than on the first
-    event: called once per gunicorn worker, from the WSGI entry point."""
+    event: called once per worker process, from collector_app/wsgi.py."""
     ingestion(app).writer.start()

@@ -40,8 +40,15 @@ _strict_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 def parse_json(data: bytes):
     """Strict JSON (no NaN or Infinity); ValueError for anything else."""
     try:
-        # As json.loads reads bytes: UTF-8, -16 or -32 by their first bytes.
-        text = data.decode(json.detect_encoding(data), "surrogatepass") if isinstance(data, bytes) else data
+        if isinstance(data, bytes):
+            # As json.loads reads bytes: UTF-8, -16 or -32 by their first bytes. A body that opens
+            # with an ASCII character other than NUL is UTF-8 for detect_encoding: skip the call.
+            first = data[:1]
+            encoding = "utf-8" if first and b"\x00" < first < b"\x80" and data[1:2] != b"\x00" \
+                else json.detect_encoding(data)
+            text = data.decode(encoding, "surrogatepass")
+        else:
+            text = data
         return _strict_decoder.decode(text)
     except RecursionError:  # nesting deeper than the interpreter's stack
         raise ValueError("too deeply nested") from None

@@ -44,10 +44,6 @@ _WITH_BODY_ERRORS = {
     "413": {"$ref": "#/components/responses/PayloadTooLarge"},
     "422": {"$ref": "#/components/responses/ValidationFailed"},
 }
-# gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
-URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
-                               "(an HTML page, not the JSON error).",
-                "content": {"text/html": {"schema": {"type": "string"}}}}
 _NOT_FOUND = {"404": {"$ref": "#/components/responses/NotFound"}}
 _CONFLICT = {"409": {"$ref": "#/components/responses/Conflict"}}
 
@@ -719,7 +715,8 @@ def build_document() -> dict[str, Any]:
                 "PayloadTooLarge": _error("Body over the limit (1 MiB; 10 MiB for CSV imports)."),
                 "ValidationFailed": _error("A field is invalid; details.field names it (details.lines for CSV)."),
                 "DatabaseUnavailable": _error("The database is not reachable; retry shortly."),
-                "UriTooLong": URI_TOO_LONG,
+                "UriTooLong": _error("Request line (method, path and query) over 4,094 bytes: refused before "
+                                     "any route (collector_app/asgi.py)."),
             },
         },
     }

@@ -34,6 +34,11 @@ class DatabaseDown(RuntimeError):
     """The database is needed for this step and does not answer."""
 
 
+class CacheMiss(RuntimeError):
+    """Raised instead of a database read when the caller may not block (an event loop): the
+    caller runs the step again in a thread, where the read may wait."""
+
+
 @dataclass(frozen=True)
 class ServerRequest:
     """The outcome of the checks that precede validation of a server request."""
@@ -144,12 +149,19 @@ class Ingestion:
         """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`."""
         return self.writer.submit(rows, idempotency, rejections)
 
-    def site_config(self, site_id: str) -> SiteConfig | None:
+    async def store_async(self, rows: list[tuple], rejections: list[list] | None = None) -> str:
+        """`store` for a coroutine."""
+        return await self.writer.submit_async(rows, None, rejections)
+
+    def site_config(self, site_id: str, may_block: bool = True) -> SiteConfig | None:
         """The site's config (cached a few seconds), None for an unknown site; a stale config
-        serves while the database is down, DatabaseDown when there is none."""
+        serves while the database is down, DatabaseDown when there is none. CacheMiss when the
+        database would be asked and `may_block` is False."""
         known, fresh, config = self.sites.lookup(site_id)
         if fresh:
             return config
+        if not may_block:
+            raise CacheMiss(site_id)
         try:
             with self.connection() as conn:
                 config = load_site_config(conn, site_id)
@@ -160,10 +172,12 @@ class Ingestion:
         self.sites.remember(site_id, config)
         return config
 
-    def salt_of(self, now: datetime) -> bytes:
+    def salt_of(self, now: datetime, may_block: bool = True) -> bytes:
         day = utc_day(now)
         salt = self.salts.cached(day)
         if salt is None:
+            if not may_block:
+                raise CacheMiss(day)
             try:
                 with self.connection() as conn:
                     salt = self.salts.get(conn, day)
@@ -172,12 +186,12 @@ class Ingestion:
         return salt
 
     def browser_rows(self, site: SiteConfig, events: list, *, visitor: str | None, ip: str | None,
-                     user_agent: str | None, now: datetime) -> tuple[list[tuple], int]:
+                     user_agent: str | None, now: datetime, may_block: bool = True) -> tuple[list[tuple], int]:
         """Validate the script's events and derive their rows; returns (rows, refused count).
         A cookie value counts only where the site's mode allows a cookie."""
         if site.mode == "cookieless":
             visitor = None
-        salt = self.salt_of(now) if ip and not visitor else None
+        salt = self.salt_of(now, may_block) if ip and not visitor else None
         rows, refused = [], 0
         for event, occurred_at in zip(events, browser_event_times(events, now)):
             try:

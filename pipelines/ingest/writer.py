@@ -1,13 +1,16 @@
 """Writing events: `COPY` into raw.events, with group commit and the spool behind it.
 
 `store_events` writes rows in one transaction, for any caller (demo data, imports). The collector
-goes through a `BatchWriter`: one thread per process takes the work that request threads hand it,
-writes everything waiting in one transaction (one COPY, one commit, one WAL flush for many
-requests), then wakes each request. When the database is down, the same group is appended to the
-spool and fsynced instead; either way a request is answered only once its events are durable.
+goes through a `BatchWriter`: one thread per process takes the work that requests hand it (from
+threads with `submit`, from the event loop with `submit_async`), writes everything waiting in one
+transaction (one COPY, one commit, one WAL flush for many requests), then wakes each request.
+When the database is down, the same group is appended to the spool and fsynced instead; either
+way a request is answered only once its events are durable.
 """
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import os
 import queue
@@ -234,6 +237,8 @@ def expire_idempotency_keys(conn: psycopg.Connection) -> int:
 
 @dataclass(eq=False)
 class Job:
+    """Work of a thread that waits on `done`."""
+
     rows: list[tuple]
     idempotency: IdempotencyRecord | None = None
     rejections: list[list] | None = None
@@ -243,6 +248,86 @@ class Job:
     def finish(self, outcome: str) -> None:
         self.outcome = outcome
         self.done.set()
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+
+class AsyncJob:
+    """Work of a coroutine that awaits `future`. The writer only records the outcome; the futures
+    of a whole group are resolved in one call into their event loop (`_wake_async`), since each
+    `call_soon_threadsafe` writes to the loop's self-pipe and wakes it."""
+
+    __slots__ = ("rows", "idempotency", "rejections", "outcome", "future")
+
+    def __init__(self, rows: list[tuple], idempotency: IdempotencyRecord | None, rejections: list[list] | None,
+                 future: asyncio.Future):
+        self.rows, self.idempotency, self.rejections, self.future = rows, idempotency, rejections, future
+        self.outcome: str | None = None
+
+    def finish(self, outcome: str) -> None:
+        self.outcome = outcome
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+
+class _Deadlines:
+    """The deadline of every future a loop's coroutines await from the writer, checked once a
+    second: a writer stuck past `SECONDS` (a hung disk) fails them with WriterUnavailable, as
+    `submit`'s timeout does. A timer per request (asyncio.wait_for) cost more than the deque."""
+
+    SECONDS = 30.0
+    _by_loop: dict = {}
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._pending: collections.deque = collections.deque()
+        self._loop = loop
+        loop.call_later(1.0, self._check)
+
+    @classmethod
+    def of_running_loop(cls) -> "_Deadlines":
+        loop = asyncio.get_running_loop()
+        found = cls._by_loop.get(loop)
+        if found is None:
+            found = cls._by_loop[loop] = cls(loop)
+        return found
+
+    def watch(self, future: asyncio.Future) -> None:
+        self._pending.append((time.monotonic() + self.SECONDS, future))
+
+    def _check(self) -> None:
+        now, pending = time.monotonic(), self._pending
+        # In submission order: the oldest first, so the check stops at the first one still in time.
+        while pending and (pending[0][1].done() or pending[0][0] <= now):
+            _, future = pending.popleft()
+            if not future.done():
+                future.set_exception(WriterUnavailable("the events could not be written in time"))
+        if self._loop.is_closed():
+            return
+        self._loop.call_later(1.0, self._check)
+
+
+def _resolve(jobs: list[AsyncJob]) -> None:
+    """In the event loop: hand each waiting coroutine its job's outcome."""
+    for job in jobs:
+        if not job.future.done():  # cancelled: the client went away or the wait timed out
+            job.future.set_result(job.outcome)
+
+
+def _wake_async(group: list) -> None:
+    """Resolve the futures of the group's AsyncJobs, one call per event loop."""
+    by_loop: dict = {}
+    for job in group:
+        if type(job) is AsyncJob:
+            by_loop.setdefault(job.future.get_loop(), []).append(job)
+    for loop, jobs in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_resolve, jobs)
+        except RuntimeError:  # the loop closed (worker shutting down): nobody waits any more
+            pass
 
 
 class WriterUnavailable(RuntimeError):
@@ -298,6 +383,19 @@ class BatchWriter:
             raise WriterUnavailable("the events could not be written")
         return job.outcome
 
+    async def submit_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
+                           rejections: list[list] | None = None) -> str:
+        """`submit` for a coroutine: the event loop serves other requests while the group commits.
+        The wait is bounded as `submit`'s is, by the loop's `_Deadlines` rather than a timer each."""
+        self.start()
+        future = asyncio.get_running_loop().create_future()
+        _Deadlines.of_running_loop().watch(future)
+        self._queue.put(AsyncJob(rows, idempotency, rejections, future))
+        outcome = await future
+        if outcome == "failed":
+            raise WriterUnavailable("the events could not be written")
+        return outcome
+
     @property
     def database_down(self) -> bool:
         return self._down_since is not None
@@ -343,8 +441,9 @@ class BatchWriter:
             except Exception:  # never let the thread die: the requests would wait forever
                 _log.exception("event writer failed on a group")
                 for job in group:
-                    if not job.done.is_set():
+                    if not job.finished:
                         job.finish("failed")
+            _wake_async(group)
             if stopping:
                 break
         self._segment.close()

@@ -1,40 +1,134 @@
-"""The collector's access log (analytics_cli/gunicorn_collector.py): successful beacons are left
-out, everything else is logged, and no line carries the client's address."""
+"""The collector as `analytics up` starts it (gunicorn, uvicorn workers, collector_app.asgi), over
+real HTTP: the beacon answered in the event loop gives the answers of the Flask app's, the access
+log leaves successful beacons out and logs everything else, and no line carries an address."""
 from __future__ import annotations
 
-import datetime
-from types import SimpleNamespace
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
 
-from gunicorn.config import Config
+import pytest
+import requests
 
-from analytics_cli.gunicorn_collector import CollectorLogger
+from analytics_cli.supervisor import collector_command
+from tests.conftest import free_port
 
-
-def _log_line(logger, method, path, status):
-    response = SimpleNamespace(status=f"{status} X", status_code=status, sent=0, response_length=0, headers=[])
-    request = SimpleNamespace(headers=[("X-FORWARDED-FOR", "203.0.113.77")], method=method, path=path,
-                              query="", uri=path, version=(1, 1))
-    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "RAW_URI": path, "QUERY_STRING": "",
-               "SERVER_PROTOCOL": "HTTP/1.1",
-               "REMOTE_ADDR": "203.0.113.77", "HTTP_X_FORWARDED_FOR": "203.0.113.77"}
-    logger.access(response, request, environ, datetime.timedelta(milliseconds=3))
-    for handler in logger.access_log.handlers:
-        handler.flush()
+REPO = Path(__file__).resolve().parents[2]
+ADDRESS = "203.0.113.77"
+ORIGIN = "https://shop.example.com"
+AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 
 
-def test_successful_beacons_are_left_out_of_the_access_log(tmp_path):
-    import analytics_cli.gunicorn_config as shared
+@pytest.fixture
+def collector(database_url, tmp_path):
+    port = free_port()
+    log_path = tmp_path / "collector.log"
+    access_path = tmp_path / "access.log"
+    env = {**os.environ, "ANALYTICS_DATABASE_URL": database_url, "ANALYTICS_HOME": str(tmp_path / "home"),
+           "ANALYTICS_SECRET": "access-log-test-secret"}
+    with log_path.open("w") as log:
+        process = subprocess.Popen(collector_command(1, f"127.0.0.1:{port}", "--access-logfile", str(access_path)),
+                                   cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        assert process.poll() is None, log_path.read_text()[-3000:]
+        try:
+            if requests.get(base + "/healthz", timeout=1).status_code == 200:
+                break
+        except requests.RequestException:
+            pass
+        assert time.monotonic() < deadline, "the collector did not answer /healthz"
+        time.sleep(0.1)
+    yield base, access_path, log_path
+    process.terminate()
+    process.wait(30)
 
-    config = Config()
-    config.set("accesslog", str(tmp_path / "access.log"))
-    config.set("access_log_format", shared.access_log_format)
-    logger = CollectorLogger(config)
-    _log_line(logger, "POST", "/collect", 204)
-    _log_line(logger, "POST", "/collect", 403)
-    _log_line(logger, "POST", "/collect/server", 202)
-    _log_line(logger, "GET", "/collect", 200)
-    lines = (tmp_path / "access.log").read_text().splitlines()
+
+def _beacon(base: str, site_id: str, origin: str = ORIGIN, agent: str = AGENT, body: bytes | None = None):
+    if body is None:
+        body = json.dumps({"site": site_id, "events": [{"type": "pageview", "url": f"{ORIGIN}/pricing",
+                                                         "ts": int(time.time() * 1000)}]}).encode()
+    return requests.post(base + "/collect", data=body, timeout=10, headers={
+        "Content-Type": "text/plain;charset=UTF-8", "Origin": origin, "User-Agent": agent,
+        "X-Forwarded-For": ADDRESS})
+
+
+def _flask_beacon(client, site_id: str, origin: str = ORIGIN, agent: str = AGENT, body: bytes | None = None):
+    if body is None:
+        body = json.dumps({"site": site_id, "events": [{"type": "pageview", "url": f"{ORIGIN}/pricing",
+                                                         "ts": int(time.time() * 1000)}]}).encode()
+    return client.post("/collect", data=body, headers={
+        "Content-Type": "text/plain;charset=UTF-8", "Origin": origin, "User-Agent": agent,
+        "X-Forwarded-For": ADDRESS})
+
+
+def test_the_beacon_answers_as_the_flask_app_does(collector, client, make_site, db):
+    base, _, _ = collector
+    site = make_site(domains=("shop.example.com",))
+    cases = {
+        "accepted": {},
+        "bot": {"agent": "Googlebot/2.1 (+http://www.google.com/bot.html)"},
+        "foreign origin": {"origin": "https://elsewhere.example.org"},
+        "unknown site": {"body": b'{"site": "6f1c1a52-0000-4000-8000-000000000000", "events": [{}]}'},
+        "not JSON": {"body": b"{nope"},
+        "bad shape": {"body": json.dumps({"site": site.site_id, "events": [], "extra": 1}).encode()},
+        "too large": {"body": b" " * (96 * 1024 + 1)},
+    }
+    for name, case in cases.items():
+        served, direct = _beacon(base, site.site_id, **case), _flask_beacon(client, site.site_id, **case)
+        assert served.status_code == direct.status_code, name
+        assert served.content == direct.get_data(), name
+        assert served.headers.get("Access-Control-Allow-Origin") == direct.headers.get("Access-Control-Allow-Origin"), name
+        assert served.headers.get("Vary") == direct.headers.get("Vary") == "Origin", name
+    assert _beacon(base, site.site_id).status_code == 204
+    stored = db.execute("select count(*) from raw.events where site_id = %s", (site.site_id,)).fetchone()[0]
+    assert stored == 3  # the accepted beacon of each app, and the last one
+
+
+def test_options_and_other_methods_on_the_beacon_path_stay_flasks(collector):
+    base, _, _ = collector
+    options = requests.options(base + "/collect", timeout=10)
+    assert "POST" in options.headers["Allow"]
+    refused = requests.put(base + "/collect", data=b"{}", timeout=10)
+    assert refused.status_code == 405
+    assert "POST" in refused.headers["Allow"]
+    assert refused.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_successful_beacons_are_left_out_of_the_access_log_and_no_line_holds_an_address(collector, make_site):
+    base, access_path, log_path = collector
+    site = make_site(domains=("shop.example.com",))
+    assert _beacon(base, site.site_id).status_code == 204
+    assert _beacon(base, site.site_id, origin="https://elsewhere.example.org").status_code == 403
+    server = requests.post(base + "/collect/server", timeout=10, headers=site.auth,
+                           json={"events": [{"type": "pageview", "url": "https://shop.example.com/",
+                                             "ip": ADDRESS, "user_agent": AGENT}]})
+    assert server.status_code == 202
+    assert requests.get(base + f"/collect?site={site.site_id}", timeout=10,
+                        headers={"X-Forwarded-For": ADDRESS}).status_code == 200
+    def logged() -> list[str]:
+        return [line for line in access_path.read_text().splitlines() if "/healthz" not in line]
+
+    deadline = time.monotonic() + 10
+    while len(logged()) < 3 and time.monotonic() < deadline:  # the log is written after the answer
+        time.sleep(0.05)
+    lines = logged()
     assert [line.split('"')[1] for line in lines] == ["POST /collect HTTP/1.1", "POST /collect/server HTTP/1.1",
                                                        "GET /collect HTTP/1.1"]
-    assert " 403 " in lines[0]
-    assert not any("203.0.113" in line for line in lines)
+    assert " 403 " in lines[0] and " 202 " in lines[1] and " 200 " in lines[2]
+    assert ADDRESS not in log_path.read_text()
+    access = access_path.read_text()
+    assert ADDRESS not in access and "127.0.0.1" not in access  # neither the visitor nor the peer
+
+
+def test_a_request_line_over_the_limit_is_a_structured_414(collector):
+    base, _, _ = collector
+    just_under = requests.get(base + "/healthz?" + "a" * (4094 - len("GET /healthz? HTTP/1.1")), timeout=10)
+    assert just_under.status_code == 200
+    for method, path in (("GET", "/api/v1/sites"), ("POST", "/collect")):
+        refused = requests.request(method, base + path + "?q=" + "a" * 4100, timeout=10)
+        assert refused.status_code == 414
+        assert refused.json()["error"]["code"] == "uri_too_long"

@@ -252,3 +252,63 @@ def test_spooled_events_of_a_person_erased_meanwhile_are_not_replayed(settings, 
     erasure("visitor", "v" * 26, datetime.now(timezone.utc).isoformat())
     assert replay_spool(settings) == 3
     assert sorted(names(db)) == ["by-old-request", "by-someone-else", "same-user-other-site"]
+
+
+def test_coroutines_share_a_commit_and_are_woken_together(settings, database_url, db):
+    import asyncio
+
+    writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
+    try:
+        writer.submit([row("warm-up")])
+        blocker = psycopg.connect(database_url)
+        blocker.execute("lock table raw.events in access exclusive mode")
+
+        async def submit_all():
+            tasks = [asyncio.create_task(writer.submit_async([row(f"c{i}")] * 2)) for i in range(10)]
+            await asyncio.sleep(0)  # every coroutine has queued its job
+            commits_before = writer.groups_committed
+            await asyncio.get_running_loop().run_in_executor(None, lambda: (blocker.rollback(), blocker.close()))
+            return await asyncio.gather(*tasks), writer.groups_committed - commits_before
+
+        outcomes, commits = asyncio.run(submit_all())
+        assert outcomes == ["stored"] * 10
+        assert commits <= 2  # the first job's group, waiting on the lock, and the other nine together
+        assert len(names(db)) == 21
+    finally:
+        writer.stop()
+
+
+def test_coroutines_events_are_spooled_while_the_database_is_down(settings):
+    import asyncio
+
+    writer = BatchWriter(DEAD_URL, settings.spool_dir, lambda: subject_key(settings))
+    try:
+        async def submit():
+            return await asyncio.gather(writer.submit_async([row("a")]), writer.submit_async([row("b")]))
+
+        assert asyncio.run(submit()) == ["spooled", "spooled"]
+        (segment,) = pending_segments(settings.spool_dir)
+        assert [json.loads(line)["rows"][0][5] for line in segment.read_text().splitlines()] in (["a", "b"], ["b", "a"])
+    finally:
+        writer.stop()
+
+
+def test_a_coroutine_is_answered_unavailable_when_the_writer_never_finishes(settings, database_url, monkeypatch):
+    import asyncio
+
+    from pipelines.ingest import writer as writer_module
+    from pipelines.ingest.writer import WriterUnavailable
+
+    writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
+    stuck = threading.Event()
+    monkeypatch.setattr(writer, "_write", lambda group: stuck.wait(30))  # a hung disk or database
+    monkeypatch.setattr(writer_module._Deadlines, "SECONDS", 0.0)
+    try:
+        async def submit():
+            with pytest.raises(WriterUnavailable):
+                await writer.submit_async([row("never")])
+
+        asyncio.run(submit())
+    finally:
+        stuck.set()
+        writer.stop()
