@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from uvicorn_worker import UvicornWorker
 
+from analytics_cli.collector_http import BoundedHttpToolsProtocol
 from pipelines.settings import Settings
 
 
 class CollectorWorker(UvicornWorker):
     CONFIG_KWARGS = {
         "loop": "uvloop",
-        "http": "httptools",
+        # httptools, with gunicorn's limits on header fields (analytics_cli/collector_http.py)
+        "http": BoundedHttpToolsProtocol,
         # uvicorn's access lines carry the client's address: collector_app/asgi.py writes its own.
         "access_log": False,
         # Addresses come from X-Forwarded-For through pipelines.ingest.browser.client_ip, which only

@@ -49,6 +49,7 @@ def _document() -> dict:
         for method, operation in item.items():
             if method != "parameters":
                 operation["responses"].setdefault("414", {"$ref": "#/components/responses/UriTooLong"})
+                operation["responses"].setdefault("431", {"$ref": "#/components/responses/HeadersTooLarge"})
     return document
 
 

@@ -717,6 +717,9 @@ def build_document() -> dict[str, Any]:
                 "DatabaseUnavailable": _error("The database is not reachable; retry shortly."),
                 "UriTooLong": _error("Request line (method, path and query) over 4,094 bytes: refused before "
                                      "any route (collector_app/asgi.py)."),
+                "HeadersTooLarge": _error("A header field over 8,190 bytes (name, colon and value), or more than 100 "
+                                          "fields: refused before any route, and the connection closed "
+                                          "(analytics_cli/collector_http.py)."),
             },
         },
     }

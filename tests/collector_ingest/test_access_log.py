@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -132,3 +133,37 @@ def test_a_request_line_over_the_limit_is_a_structured_414(collector):
         refused = requests.request(method, base + path + "?q=" + "a" * 4100, timeout=10)
         assert refused.status_code == 414
         assert refused.json()["error"]["code"] == "uri_too_long"
+
+
+def _raw_exchange(base: str, head: bytes, chunks: int = 1) -> bytes:
+    """Send a request head over a raw socket (`chunks` times, as a slow client would) and read
+    the answer until the server closes the connection."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        try:
+            for _ in range(chunks):
+                connection.sendall(head)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused and closed before the rest was sent
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_header_fields_are_held_to_gunicorns_limits_with_a_structured_431(collector):
+    base, _, _ = collector
+    # At the limit: 8,190 bytes for name, ": " and value, 100 fields (requests and http.client add 5 of their own).
+    at_limit = {"X-Big": "v" * (8190 - len("X-Big: ")), **{f"X-F{n}": "1" for n in range(94)}}
+    assert requests.get(base + "/healthz", headers=at_limit, timeout=10).status_code == 200
+    for headers in ({"X-Big": "v" * (8191 - len("X-Big: "))}, {f"X-F{n}": "1" for n in range(101)}):
+        refused = requests.get(base + "/api/v1/sites", headers=headers, timeout=10)
+        assert refused.status_code == 431
+        assert refused.json()["error"]["code"] == "headers_too_large"
+        assert refused.headers["Connection"] == "close"
+    # A header that never ends is refused once the head passes what 100 full fields could hold,
+    # instead of being kept in memory; the worker goes on serving.
+    answer = _raw_exchange(base, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Endless: " + b"v" * 65536, chunks=20)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "headers_too_large"
+    assert requests.get(base + "/healthz", timeout=10).status_code == 200
