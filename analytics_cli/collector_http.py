@@ -1,4 +1,5 @@
-"""uvicorn's httptools protocol with gunicorn's limits on request headers.
+"""uvicorn's httptools protocol with gunicorn's limits on request headers, and keep-alive
+connections that end after MAX_REQUESTS_PER_CONNECTION requests so that they spread over workers.
 
 httptools (llhttp) accepts headers of any size and number, and uvicorn keeps them all in memory:
 one client could send an endless header and grow a worker without bound. Gunicorn, which served
@@ -17,6 +18,12 @@ from collector_app.errors import error_document
 
 MAX_FIELD_BYTES = 8190  # gunicorn's limit_request_field_size: name, ": " and value
 MAX_FIELDS = 100  # gunicorn's limit_request_fields
+# Requests one keep-alive connection serves before the answer says `Connection: close` (nginx's
+# keepalive_requests). The workers share one listening socket, and whichever loop wakes first
+# accepts a burst of new connections: 32 opened at once split 27 to 5 between two workers, and
+# stayed so for as long as they lived. A client that reconnects lands on the worker that is
+# free to accept, so connections even out across workers.
+MAX_REQUESTS_PER_CONNECTION = 1000
 # The request line (4,094 bytes, refused with a 414 by collector_app/asgi.py) and every field at
 # its limit, with their line ends: what a head may hold, and so what is read before refusing one.
 MAX_HEAD_BYTES = 4094 + MAX_FIELDS * (MAX_FIELD_BYTES + 2) + 4
@@ -52,6 +59,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.parser = _Parser(self.parser)
+        self._requests = 0
         self._head_bytes = 0  # bytes read since the last head ended (the next head's, so far)
         self._in_body = False
 
@@ -79,6 +87,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_body, self._head_bytes = True, 0
         super().on_headers_complete()
+        self._requests += 1
+        if self._requests >= MAX_REQUESTS_PER_CONNECTION:
+            self.cycle.keep_alive = False
 
     def on_message_complete(self) -> None:
         self._in_body = False

@@ -3,6 +3,7 @@ real HTTP: the beacon answered in the event loop gives the answers of the Flask 
 log leaves successful beacons out and logs everything else, and no line carries an address."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from analytics_cli.collector_http import MAX_REQUESTS_PER_CONNECTION
 from analytics_cli.supervisor import collector_command
 from tests.conftest import free_port
 
@@ -167,3 +169,17 @@ def test_header_fields_are_held_to_gunicorns_limits_with_a_structured_431(collec
     assert answer.startswith(b"HTTP/1.1 431 ")
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "headers_too_large"
     assert requests.get(base + "/healthz", timeout=10).status_code == 200
+
+
+def test_a_keep_alive_connection_is_closed_after_its_thousandth_request(collector):
+    """So that long-lived connections even out across the workers (analytics_cli/collector_http.py)."""
+    base, _, _ = collector
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    for n in range(1, MAX_REQUESTS_PER_CONNECTION + 1):
+        connection.request("GET", "/healthz")
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200
+        assert (answer.getheader("Connection") == "close") == (n == MAX_REQUESTS_PER_CONNECTION), n
+    connection.close()
