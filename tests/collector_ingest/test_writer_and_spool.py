@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 import psycopg
@@ -53,13 +54,22 @@ def test_store_events_takes_mappings_or_rows_with_a_url_or_a_connection(db, data
         row_from_mapping({"ip": "1.2.3.4"})
 
 
-def test_concurrent_submissions_share_one_commit(settings, database_url, db):
+@contextmanager
+def writer_behind_a_lock(settings, database_url):
+    """A warmed-up writer, and a connection holding raw.events: the writer's next group blocks,
+    and what arrives meanwhile queues up until the holder lets go."""
     writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
     try:
         writer.submit([row("warm-up")])
-        # Hold raw.events: the writer's next group blocks, and what arrives meanwhile queues up.
         blocker = psycopg.connect(database_url)
         blocker.execute("lock table raw.events in access exclusive mode")
+        yield writer, blocker
+    finally:
+        writer.stop()
+
+
+def test_concurrent_submissions_share_one_commit(settings, database_url, db):
+    with writer_behind_a_lock(settings, database_url) as (writer, blocker):
         results = []
         threads = [threading.Thread(target=lambda i=i: results.append(writer.submit([row(f"e{i}")] * 3)))
                    for i in range(10)]
@@ -77,8 +87,6 @@ def test_concurrent_submissions_share_one_commit(settings, database_url, db):
         assert results == ["stored"] * 10
         assert writer.groups_committed - commits_before == 2  # 10 requests, 2 commits
         assert len(names(db)) == 31
-    finally:
-        writer.stop()
 
 
 def test_group_commit_claims_keys_counts_refusals_and_tells_its_transaction_first(database_url, db):
@@ -257,12 +265,7 @@ def test_spooled_events_of_a_person_erased_meanwhile_are_not_replayed(settings, 
 def test_coroutines_share_a_commit_and_are_woken_together(settings, database_url, db):
     import asyncio
 
-    writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
-    try:
-        writer.submit([row("warm-up")])
-        blocker = psycopg.connect(database_url)
-        blocker.execute("lock table raw.events in access exclusive mode")
-
+    with writer_behind_a_lock(settings, database_url) as (writer, blocker):
         async def submit_all():
             tasks = [asyncio.create_task(writer.submit_async([row(f"c{i}")] * 2)) for i in range(10)]
             await asyncio.sleep(0)  # every coroutine has queued its job
@@ -274,8 +277,6 @@ def test_coroutines_share_a_commit_and_are_woken_together(settings, database_url
         assert outcomes == ["stored"] * 10
         assert commits <= 2  # the first job's group, waiting on the lock, and the other nine together
         assert len(names(db)) == 21
-    finally:
-        writer.stop()
 
 
 def test_coroutines_events_are_spooled_while_the_database_is_down(settings):
