@@ -1,5 +1,6 @@
-"""uvicorn's httptools protocol with gunicorn's limits on request headers, and keep-alive
-connections that end after MAX_REQUESTS_PER_CONNECTION requests so that they spread over workers.
+"""uvicorn's httptools protocol with gunicorn's limits on request headers, keep-alive
+connections that end after MAX_REQUESTS_PER_CONNECTION requests so that they spread over workers,
+and a structured 503 past `ANALYTICS_COLLECTOR_CONNECTIONS` (uvicorn's own is plain text).
 
 httptools (llhttp) accepts headers of any size and number, and uvicorn keeps them all in memory:
 one client could send an endless header and grow a worker without bound. Gunicorn, which served
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 
 import httptools
+from uvicorn.protocols.http.flow_control import service_unavailable
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from collector_app.errors import error_document
@@ -27,6 +29,9 @@ MAX_REQUESTS_PER_CONNECTION = 1000
 # The request line (4,094 bytes, refused with a 414 by collector_app/asgi.py) and every field at
 # its limit, with their line ends: what a head may hold, and so what is read before refusing one.
 MAX_HEAD_BYTES = 4094 + MAX_FIELDS * (MAX_FIELD_BYTES + 2) + 4
+LINGER_SECONDS = 2.0
+_OVERLOADED = json.dumps(error_document(
+    "overloaded", "The collector is serving as many requests as it can at once; retry in a moment.")).encode()
 _TOO_LARGE = json.dumps(error_document(
     "headers_too_large",
     f"The request headers are too large: at most {MAX_FIELDS} fields of {MAX_FIELD_BYTES} bytes each.")).encode()
@@ -55,15 +60,26 @@ class _Parser:
         return getattr(self._parser, name)
 
 
+async def _overloaded(scope, receive, send) -> None:
+    """uvicorn's answer past `limit_concurrency`, as the structured error every other refusal is."""
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(_OVERLOADED)).encode()),
+        (b"retry-after", b"1"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": _OVERLOADED})
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.parser = _Parser(self.parser)
         self._requests = 0
+        self._refused = False
         self._head_bytes = 0  # bytes read since the last head ended (the next head's, so far)
         self._in_body = False
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # what the client still sends after the 431 is read and dropped (see _refuse)
         if not self._in_body:
             self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
@@ -95,11 +111,22 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_body = False
         super().on_message_complete()
 
+    def _start_asgi_task(self, cycle, app) -> None:
+        super()._start_asgi_task(cycle, _overloaded if app is service_unavailable else app)
+
     def _refuse(self) -> None:
+        """Answer 431, then close gently. Closing a socket while the client's bytes are still
+        arriving makes the kernel reset the connection, and a reset can destroy the answer before
+        the client reads it; so the answer is followed by the end of our side, what the client
+        still sends is dropped, and the connection ends when the client closes it (at the latest
+        after LINGER_SECONDS)."""
+        self._refused = True
         self.transport.write(b"".join([
             b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
             b"content-type: application/json\r\n",
             b"content-length: " + str(len(_TOO_LARGE)).encode() + b"\r\n",
             b"connection: close\r\n\r\n", _TOO_LARGE]))
-        self.transport.close()
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 

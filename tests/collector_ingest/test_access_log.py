@@ -24,13 +24,12 @@ ORIGIN = "https://shop.example.com"
 AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 
 
-@pytest.fixture
-def collector(database_url, tmp_path):
+def start_collector(database_url, tmp_path, **environment):
     port = free_port()
     log_path = tmp_path / "collector.log"
     access_path = tmp_path / "access.log"
     env = {**os.environ, "ANALYTICS_DATABASE_URL": database_url, "ANALYTICS_HOME": str(tmp_path / "home"),
-           "ANALYTICS_SECRET": "access-log-test-secret"}
+           "ANALYTICS_SECRET": "access-log-test-secret", **environment}
     with log_path.open("w") as log:
         process = subprocess.Popen(collector_command(1, f"127.0.0.1:{port}", "--access-logfile", str(access_path)),
                                    cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -45,7 +44,13 @@ def collector(database_url, tmp_path):
             pass
         assert time.monotonic() < deadline, "the collector did not answer /healthz"
         time.sleep(0.1)
-    yield base, access_path, log_path
+    return process, base, access_path, log_path
+
+
+@pytest.fixture
+def collector(database_url, tmp_path):
+    process, *started = start_collector(database_url, tmp_path)
+    yield started
     process.terminate()
     process.wait(30)
 
@@ -183,3 +188,24 @@ def test_a_keep_alive_connection_is_closed_after_its_thousandth_request(collecto
         assert answer.status == 200
         assert (answer.getheader("Connection") == "close") == (n == MAX_REQUESTS_PER_CONNECTION), n
     connection.close()
+
+
+def test_past_its_connections_a_worker_answers_a_structured_503(database_url, tmp_path):
+    process, base, _, _ = start_collector(database_url, tmp_path, ANALYTICS_COLLECTOR_CONNECTIONS="2")
+    try:
+        host, port = base.removeprefix("http://").split(":")
+        first = http.client.HTTPConnection(host, int(port), timeout=10)
+        first.request("GET", "/healthz")
+        answer = first.getresponse()
+        assert answer.status == 200  # one connection, left open and idle
+        answer.read()
+        second = http.client.HTTPConnection(host, int(port), timeout=10)
+        second.request("GET", "/api/v1/sites")
+        refused = second.getresponse()  # uvicorn counts this one too: two of two
+        assert refused.status == 503 and refused.getheader("Retry-After") == "1"
+        assert json.loads(refused.read())["error"]["code"] == "overloaded"
+        for connection in (first, second):
+            connection.close()
+    finally:
+        process.terminate()
+        process.wait(30)
