@@ -50,6 +50,8 @@ def _document() -> dict:
             if method != "parameters":
                 operation["responses"].setdefault("414", {"$ref": "#/components/responses/UriTooLong"})
                 operation["responses"].setdefault("431", {"$ref": "#/components/responses/HeadersTooLarge"})
+                # Where an operation has a 503 of its own (the database), it says so; any may be refused so.
+                operation["responses"].setdefault("503", {"$ref": "#/components/responses/Overloaded"})
     return document
 
 

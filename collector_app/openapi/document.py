@@ -720,6 +720,9 @@ def build_document() -> dict[str, Any]:
                 "HeadersTooLarge": _error("A header field over 8,190 bytes (name, colon and value), or more than 100 "
                                           "fields: refused before any route, and the connection closed "
                                           "(analytics_cli/collector_http.py)."),
+                "Overloaded": _error("The worker serves ANALYTICS_COLLECTOR_CONNECTIONS connections already "
+                                     "(`overloaded`, with Retry-After: 1): refused before any route, on any "
+                                     "operation; retry in a moment."),
             },
         },
     }

@@ -62,12 +62,12 @@ def test_options_of_the_collect_path_lists_post(client):
     assert refused.status_code == 405 and "POST" in refused.headers["Allow"]
 
 
-def test_the_document_lists_the_414_and_431_of_a_request_too_large_to_route(client):
+def test_the_document_lists_the_refusals_made_before_any_route(client):
     document = client.get("/api/v1/openapi.json").get_json()
     for path, item in document["paths"].items():
         for method, operation in item.items():
             if method in ("get", "post", "put", "patch", "delete"):
-                assert {"414", "431"} <= set(operation["responses"]), (method, path)
+                assert {"414", "431", "503"} <= set(operation["responses"]), (method, path)
 
 
 def test_a_repeated_query_parameter_is_refused(client, auth):
