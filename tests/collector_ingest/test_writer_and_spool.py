@@ -1,9 +1,11 @@
 """The write path: store_events, group commit, the spool and its replay (exactly once, in order)."""
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -52,6 +54,13 @@ def test_store_events_takes_mappings_or_rows_with_a_url_or_a_connection(db, data
     assert props == {"a\tb": "line\nbreak \\ back"} and items == [{"id": "x"}] and float(revenue) == 12.5
     with pytest.raises(ValueError):
         row_from_mapping({"ip": "1.2.3.4"})
+
+
+def run_in_a_loop_of_its_own(main):
+    """asyncio.run in a thread of its own: once a browser test has run, the session's Playwright
+    (sync API) keeps an event loop running in the main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, main).result()
 
 
 @contextmanager
@@ -263,8 +272,6 @@ def test_spooled_events_of_a_person_erased_meanwhile_are_not_replayed(settings, 
 
 
 def test_coroutines_share_a_commit_and_are_woken_together(settings, database_url, db):
-    import asyncio
-
     with writer_behind_a_lock(settings, database_url) as (writer, blocker):
         async def submit_all():
             tasks = [asyncio.create_task(writer.submit_async([row(f"c{i}")] * 2)) for i in range(10)]
@@ -273,21 +280,19 @@ def test_coroutines_share_a_commit_and_are_woken_together(settings, database_url
             await asyncio.get_running_loop().run_in_executor(None, lambda: (blocker.rollback(), blocker.close()))
             return await asyncio.gather(*tasks), writer.groups_committed - commits_before
 
-        outcomes, commits = asyncio.run(submit_all())
+        outcomes, commits = run_in_a_loop_of_its_own(submit_all())
         assert outcomes == ["stored"] * 10
         assert commits <= 2  # the first job's group, waiting on the lock, and the other nine together
         assert len(names(db)) == 21
 
 
 def test_coroutines_events_are_spooled_while_the_database_is_down(settings):
-    import asyncio
-
     writer = BatchWriter(DEAD_URL, settings.spool_dir, lambda: subject_key(settings))
     try:
         async def submit():
             return await asyncio.gather(writer.submit_async([row("a")]), writer.submit_async([row("b")]))
 
-        assert asyncio.run(submit()) == ["spooled", "spooled"]
+        assert run_in_a_loop_of_its_own(submit()) == ["spooled", "spooled"]
         (segment,) = pending_segments(settings.spool_dir)
         assert [json.loads(line)["rows"][0][5] for line in segment.read_text().splitlines()] in (["a", "b"], ["b", "a"])
     finally:
@@ -295,8 +300,6 @@ def test_coroutines_events_are_spooled_while_the_database_is_down(settings):
 
 
 def test_a_coroutine_is_answered_unavailable_when_the_writer_never_finishes(settings, database_url, monkeypatch):
-    import asyncio
-
     from pipelines.ingest import writer as writer_module
     from pipelines.ingest.writer import WriterUnavailable
 
@@ -309,7 +312,7 @@ def test_a_coroutine_is_answered_unavailable_when_the_writer_never_finishes(sett
             with pytest.raises(WriterUnavailable):
                 await writer.submit_async([row("never")])
 
-        asyncio.run(submit())
+        run_in_a_loop_of_its_own(submit())
     finally:
         stuck.set()
         writer.stop()
