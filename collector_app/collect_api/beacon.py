@@ -55,12 +55,17 @@ class BeaconRequest(NamedTuple):
     forwarded_for: str | None
 
 
+def declared_length(content_length: str | bytes | None) -> int:
+    """The length a Content-Length header announces, -1 when there is none or it is not a number."""
+    try:
+        return int(content_length or -1)
+    except ValueError:
+        return -1
+
+
 def declared_too_large(content_length: str | bytes | None) -> bool:
     """Whether a Content-Length announces a body past the limit (refused without reading it)."""
-    try:
-        return int(content_length or -1) > BROWSER_BODY_LIMIT
-    except ValueError:
-        return False
+    return declared_length(content_length) > BROWSER_BODY_LIMIT
 
 
 @dataclass(slots=True)
@@ -189,19 +194,15 @@ class BeaconRules:
         ip = client_ip(request.remote_addr, request.forwarded_for, self.trusted_proxies)
         service = self.service
         # The salt before the rate limit: a CacheMiss must not leave tokens taken from the bucket.
-        if ip and not (site.mode != "cookieless" and payload.get("visitor")):
-            try:
-                service.salt_of(now, may_block)
-            except SaltUnavailable:
-                raise database_unavailable() from None
+        try:
+            visitor, salt = service.beacon_visitor(site, payload.get("visitor"), ip, now, may_block)
+        except SaltUnavailable:
+            raise database_unavailable() from None
         if not service.address_limit.allow(ip, len(events)):
             raise Refusal(429, "rate_limited", "Too many events from this address; slow down.", site.site_id,
                           len(events), site, headers=(("Retry-After", "60"),))
-        try:
-            rows, refused = service.browser_rows(site, events, visitor=payload.get("visitor"), ip=ip,
-                                                 user_agent=user_agent, now=now, may_block=may_block)
-        except SaltUnavailable:
-            raise database_unavailable() from None
+        rows, refused = service.browser_rows(site, events, visitor=visitor, salt=salt, ip=ip, user_agent=user_agent,
+                                             now=now)
         return rows, [[site.site_id, "invalid_payload", _minute(now), refused]] if refused else None
 
 
@@ -249,12 +250,9 @@ class BeaconEndpoint:
     @staticmethod
     def _body(environ) -> bytes | None:
         """The body, or None past BROWSER_BODY_LIMIT bytes."""
-        if declared_too_large(environ.get("CONTENT_LENGTH")):
+        declared = declared_length(environ.get("CONTENT_LENGTH"))
+        if declared > BROWSER_BODY_LIMIT:
             return None
-        try:
-            declared = int(environ.get("CONTENT_LENGTH") or -1)
-        except ValueError:
-            declared = -1
         stream = environ["wsgi.input"]
         body = stream.read(declared) if declared >= 0 else stream.read(BROWSER_BODY_LIMIT + 1)
         return None if len(body) > BROWSER_BODY_LIMIT else body

@@ -128,10 +128,15 @@ def _canonical_set(addresses: tuple[str, ...]) -> frozenset[str | None]:
     return frozenset(canonical_ip(a) for a in addresses)
 
 
+def _trusted(trusted_proxies) -> frozenset[str | None]:
+    """The trusted proxies' canonical addresses (cached per list; settings may hold a list)."""
+    return _canonical_set(trusted_proxies if isinstance(trusted_proxies, tuple) else tuple(trusted_proxies))
+
+
 def is_trusted_proxy(remote_addr: str | None, trusted_proxies: tuple[str, ...]) -> bool:
     """Whether the socket peer is one of the trusted proxies."""
     address = canonical_ip(remote_addr)
-    return address is not None and address in _canonical_set(tuple(trusted_proxies))
+    return address is not None and address in _trusted(trusted_proxies)
 
 
 def client_ip(remote_addr: str | None, forwarded_for: str | None, trusted_proxies: tuple[str, ...]) -> str | None:
@@ -139,7 +144,7 @@ def client_ip(remote_addr: str | None, forwarded_for: str | None, trusted_proxie
     X-Forwarded-For entry that is not itself a trusted proxy (entries further left can be forged
     by the client)."""
     address = canonical_ip(remote_addr)
-    trusted = _canonical_set(trusted_proxies if isinstance(trusted_proxies, tuple) else tuple(trusted_proxies))
+    trusted = _trusted(trusted_proxies)
     if address is None or address not in trusted or not forwarded_for:
         return address
     for entry in reversed([part.strip() for part in forwarded_for.split(",")]):

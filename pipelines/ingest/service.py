@@ -185,13 +185,20 @@ class Ingestion:
                 raise SaltUnavailable("no salt for today and the database is down") from None
         return salt
 
-    def browser_rows(self, site: SiteConfig, events: list, *, visitor: str | None, ip: str | None,
-                     user_agent: str | None, now: datetime, may_block: bool = True) -> tuple[list[tuple], int]:
-        """Validate the script's events and derive their rows; returns (rows, refused count).
-        A cookie value counts only where the site's mode allows a cookie."""
+    def beacon_visitor(self, site: SiteConfig, visitor: str | None, ip: str | None, now: datetime,
+                       may_block: bool = True) -> tuple[str | None, bytes | None]:
+        """The `_vis` cookie value that counts (none where the site's mode allows no cookie), and
+        the day's salt when the visitor is the daily hash instead (an address and no such cookie).
+        SaltUnavailable when the salt cannot be had; CacheMiss when `may_block` is False and the
+        database would be asked."""
         if site.mode == "cookieless":
             visitor = None
-        salt = self.salt_of(now, may_block) if ip and not visitor else None
+        return visitor, (self.salt_of(now, may_block) if ip and not visitor else None)
+
+    def browser_rows(self, site: SiteConfig, events: list, *, visitor: str | None, salt: bytes | None,
+                     ip: str | None, user_agent: str | None, now: datetime) -> tuple[list[tuple], int]:
+        """Validate the script's events and derive their rows; returns (rows, refused count).
+        `visitor` and `salt` as `beacon_visitor` gives them."""
         rows, refused = [], 0
         for event, occurred_at in zip(events, browser_event_times(events, now)):
             try:
