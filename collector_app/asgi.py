@@ -2,9 +2,10 @@
 each worker runs uvicorn (httptools, uvloop) over this app (analytics_cli/collector_worker.py).
 
 `POST <collect_path>`, one small request per page view and thousands a second, is answered in
-the event loop (collect_api/beacon_asgi.py). Every other route is the Flask app's, run in a pool
-of threads through a2wsgi: those requests are few, or large enough (a server batch carries up to
-a thousand events) that the hops between the loop and a thread do not count.
+the event loop (collect_api/beacon_asgi.py), and so is `POST /collect/server`, the bulk path of
+backends (collect_api/server_asgi.py): the hops of a request through a2wsgi's threads and Flask
+cost as much CPU as validating its hundred events. Every other route is the Flask app's, run in
+a pool of threads through a2wsgi: those requests are few.
 
 The access log is written here, not by uvicorn, whose lines carry the client's address (an
 address never reaches a log line: DESIGN.md). Successful beacons are left out: thousands of
@@ -23,6 +24,8 @@ from a2wsgi import WSGIMiddleware
 from collector_app.collect_api.beacon import BeaconRules
 from collector_app.collect_api.beacon_asgi import AsgiBeacon
 from collector_app.collect_api.context import ingestion
+from collector_app.collect_api.server_asgi import AsgiServerBatch
+from collector_app.collect_api.server_batch import ServerBatches
 from collector_app.errors import error_document
 from collector_app.wsgi import app as flask_app
 from pipelines.ingest.browser import is_trusted_proxy
@@ -36,6 +39,8 @@ FLASK_THREADS = 32
 MAX_REQUEST_LINE = 4094
 _URI_TOO_LONG = json.dumps(error_document(
     "uri_too_long", f"The request line is longer than {MAX_REQUEST_LINE} bytes.")).encode()
+
+SERVER_BATCH_PATH = "/collect/server"
 
 _access = logging.getLogger("gunicorn.access")
 
@@ -55,6 +60,7 @@ class CollectorFront:
         self.settings = settings
         self.collect_path = settings.collect_path
         self.beacon = AsgiBeacon(BeaconRules(ingestion(app), settings.trusted_proxies))
+        self.server_batch = AsgiServerBatch(ServerBatches(ingestion(app)))
         self.flask = WSGIMiddleware(app, workers=threads)
 
     async def __call__(self, scope, receive, send):
@@ -68,6 +74,11 @@ class CollectorFront:
             if scope["path"] == self.collect_path and scope["method"] == "POST":
                 status = await self.beacon(scope, receive, send)
                 if status != 204 and _access.isEnabledFor(logging.INFO):
+                    _access.info(_access_line(scope, status, None, started))
+                return
+            if scope["path"] == SERVER_BATCH_PATH and scope["method"] == "POST":
+                status = await self.server_batch(scope, receive, send)
+                if _access.isEnabledFor(logging.INFO):
                     _access.info(_access_line(scope, status, None, started))
                 return
             await self._flask(scope, receive, send, started)

@@ -73,7 +73,7 @@ class AsgiBeacon:
         if not decision.writes:
             return True
         try:
-            await self.rules.service.store_async(decision.rows or [], decision.rejections)
+            await self.rules.service.store_async(decision.rows or [], rejections=decision.rejections)
         except WriterUnavailable:
             return False
         return True

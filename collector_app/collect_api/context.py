@@ -54,14 +54,19 @@ def parse_json(data: bytes):
         raise ValueError("too deeply nested") from None
 
 
+def json_document(data: bytes):
+    """A request body parsed as JSON (`parse_json`), or the 400 that refuses it."""
+    try:
+        return parse_json(data)
+    except ValueError:
+        raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+
+
 def json_body(limit: int):
     """The request body parsed as JSON, at most `limit` bytes (413 beyond), or a 400.
     The raw bytes stay available through `request.get_data()`."""
     request.max_content_length = limit
-    try:
-        return parse_json(request.get_data())
-    except ValueError:
-        raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+    return json_document(request.get_data())
 
 
 def database_unavailable() -> ApiError:

@@ -149,9 +149,10 @@ class Ingestion:
         """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`."""
         return self.writer.submit(rows, idempotency, rejections)
 
-    async def store_async(self, rows: list[tuple], rejections: list[list] | None = None) -> str:
+    async def store_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
+                          rejections: list[list] | None = None) -> str:
         """`store` for a coroutine."""
-        return await self.writer.submit_async(rows, None, rejections)
+        return await self.writer.submit_async(rows, idempotency, rejections)
 
     def site_config(self, site_id: str, may_block: bool = True) -> SiteConfig | None:
         """The site's config (cached a few seconds), None for an unknown site; a stale config

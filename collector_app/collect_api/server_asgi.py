@@ -1,0 +1,87 @@
+"""`POST /collect/server` answered in the event loop of the collector's ASGI server.
+
+The steps are `ServerBatches`' (server_batch.py). The two that read the database (authenticate,
+count against the rate limit, look up an idempotency key) run in a thread, so that a slow or
+absent database never stalls the loop; validation and derivation run in the loop, and the
+coroutine awaits the writer's group commit (`BatchWriter.submit_async`) like a beacon does.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from collector_app.collect_api.beacon import declared_length
+from collector_app.collect_api.beacon_asgi import read_body
+from collector_app.collect_api.context import database_unavailable
+from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, ServerBatches,
+                                                    payload_too_large)
+from collector_app.errors import ApiError, error_document, internal_error
+from pipelines.ingest.service import utc_now
+from pipelines.ingest.writer import WriterUnavailable
+
+_log = logging.getLogger(__name__)
+
+
+def json_bytes(document: dict) -> bytes:
+    """JSON as the Flask app writes it (sorted keys, compact, ASCII, a final newline): the same
+    bytes whichever server answered. ASCII because a refused field's name, quoted in a message, may
+    hold a lone surrogate that UTF-8 cannot encode."""
+    return (json.dumps(document, separators=(",", ":"), sort_keys=True) + "\n").encode()
+
+
+class AsgiServerBatch:
+    """The ASGI endpoint; `__call__` returns the status it answered (for the access log)."""
+
+    def __init__(self, batches: ServerBatches):
+        self.batches = batches
+
+    async def __call__(self, scope, receive, send) -> int:
+        authorization = idempotency_key = length = None
+        for name, value in scope["headers"]:
+            # Names arrive in lower case (ASGI); the first of a repeated header counts, as in Flask.
+            if name == b"authorization" and authorization is None:
+                authorization = value.decode("latin-1")
+            elif name == b"idempotency-key" and idempotency_key is None:
+                idempotency_key = value.decode("latin-1")
+            elif name == b"content-length" and length is None:
+                length = value
+        try:
+            answer = await self._answer(receive, authorization, idempotency_key, length)
+            status, headers, body = answer.status, answer.headers, json_bytes(answer.document)
+        except ApiError as error:
+            status, headers = error.status, tuple(error.headers.items())
+            body = json_bytes(error_document(error.code, error.message, error.details))
+        except Exception:
+            # Logged without the request: its body or headers hold addresses and a secret.
+            _log.exception("unexpected error on a server batch")
+            error = internal_error()
+            status, headers = error.status, ()
+            body = json_bytes(error_document(error.code, error.message))
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
+                                *((name.encode("latin-1"), value.encode("latin-1")) for name, value in headers)]})
+        await send({"type": "http.response.body", "body": body})
+        return status
+
+    async def _answer(self, receive, authorization: str | None, idempotency_key: str | None,
+                      length: bytes | None) -> Answer:
+        batches = self.batches
+        secret, key_hash = batches.credentials(authorization, idempotency_key)
+        body = None if declared_length(length) > SERVER_BODY_LIMIT else await read_body(receive, SERVER_BODY_LIMIT)
+        if body is None:
+            raise payload_too_large()
+        loop = asyncio.get_running_loop()
+        batch = await loop.run_in_executor(None, batches.begin, secret, key_hash, body, utc_now())
+        if isinstance(batch, Answer):
+            return batch
+        rows, response, record = batches.rows(batch)
+        outcome = "stored"
+        if rows or record:
+            try:
+                outcome = await batches.service.store_async(rows, record)
+            except WriterUnavailable:
+                raise database_unavailable() from None
+        if outcome == "duplicate":
+            return await loop.run_in_executor(None, batches.finish, batch, response, outcome)
+        return batches.finish(batch, response, outcome)
