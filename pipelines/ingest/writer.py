@@ -16,6 +16,7 @@ import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,11 +281,12 @@ class _Deadlines:
     `submit`'s timeout does. A timer per request (asyncio.wait_for) cost more than the deque."""
 
     SECONDS = 30.0
-    _by_loop: dict = {}
+    # Weak keys, and no reference from a _Deadlines to its loop (its next check, scheduled in the
+    # loop, finds the loop running): a loop that ends takes its deadlines with it.
+    _by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Deadlines]" = weakref.WeakKeyDictionary()
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self._pending: collections.deque = collections.deque()
-        self._loop = loop
         loop.call_later(1.0, self._check)
 
     @classmethod
@@ -296,18 +298,20 @@ class _Deadlines:
         return found
 
     def watch(self, future: asyncio.Future) -> None:
-        self._pending.append((time.monotonic() + self.SECONDS, future))
+        # A weak reference: a future holds its loop, which must stay free to go (see _by_loop).
+        self._pending.append((time.monotonic() + self.SECONDS, weakref.ref(future)))
 
     def _check(self) -> None:
         now, pending = time.monotonic(), self._pending
         # In submission order: the oldest first, so the check stops at the first one still in time.
-        while pending and (pending[0][1].done() or pending[0][0] <= now):
-            _, future = pending.popleft()
-            if not future.done():
+        while pending:
+            deadline, future = pending[0][0], pending[0][1]()
+            if future is not None and not future.done() and deadline > now:
+                break
+            pending.popleft()
+            if future is not None and not future.done():
                 future.set_exception(WriterUnavailable("the events could not be written in time"))
-        if self._loop.is_closed():
-            return
-        self._loop.call_later(1.0, self._check)
+        asyncio.get_running_loop().call_later(1.0, self._check)
 
 
 def _resolve(jobs: list[AsyncJob]) -> None:

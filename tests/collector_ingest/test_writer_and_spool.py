@@ -316,3 +316,22 @@ def test_a_coroutine_is_answered_unavailable_when_the_writer_never_finishes(sett
     finally:
         stuck.set()
         writer.stop()
+
+
+def test_a_finished_event_loop_takes_its_deadlines_with_it(settings, database_url):
+    import gc
+    import weakref
+
+    writer = BatchWriter(database_url, settings.spool_dir, lambda: subject_key(settings))
+    loops = []
+    try:
+        async def submit():
+            loops.append(weakref.ref(asyncio.get_running_loop()))
+            return await writer.submit_async([row("once")])
+
+        for _ in range(3):  # each asyncio.run is a loop of its own, closed at its end
+            assert run_in_a_loop_of_its_own(submit()) == "stored"
+    finally:
+        writer.stop()  # its thread held the last group's jobs (and their loop) until its next wait
+    gc.collect()
+    assert [ref() for ref in loops] == [None, None, None]
