@@ -16,13 +16,19 @@
 
 {#- One row per visit, aggregated from its events. Rebuilds the visits touched by the window. -#}
 
+{#- The shards of int_events_sessionized, read directly rather than through its view: this model is
+    rebuilt every 15 minutes with the shards, and the view (rebuilt only by full builds) is not. -#}
+{% set shards = sessionized_event_shards() %}
 {#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
-{% set window_start_at = window_start(ref('int_events_sessionized'), 'last_received_at') %}
+{% set events_received = [] %}
+{% for shard in shards %}{% do events_received.append('select occurred_at, received_at from ' ~ shard) %}{% endfor %}
+{% set window_start_at = window_start('(' ~ events_received | join(' union all ') ~ ') as events', 'last_received_at') %}
 {% set window_end_at = window_end() %}
 
 with events as (
 
     -- Only the columns the aggregates read: the rows are sorted by visit, and narrow rows sort faster.
+    {% for shard in shards %}
     select
         events.visit_id,
         events.site_id,
@@ -52,9 +58,11 @@ with events as (
         events.os,
         events.language,
         events.revenue
-    from {{ ref('int_events_sessionized') }} as events
+    from {{ shard }} as events
     where events.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
       and events.visit_start < {{ window_end_at }}
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 
 ),
 
