@@ -25,10 +25,12 @@
 {% set window_start_at = window_start('(' ~ events_received | join(' union all ') ~ ') as events', 'last_received_at') %}
 {% set window_end_at = window_end() %}
 
-with events as (
+with
+
+{% for shard in shards %}
+events_{{ loop.index0 }} as (
 
     -- Only the columns the aggregates read: the rows are sorted by visit, and narrow rows sort faster.
-    {% for shard in shards %}
     select
         events.visit_id,
         events.site_id,
@@ -61,11 +63,10 @@ with events as (
     from {{ shard }} as events
     where events.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
       and events.visit_start < {{ window_end_at }}
-    {% if not loop.last %}union all{% endif %}
-    {% endfor %}
 
 ),
 
+{% endfor %}
 visits as (
 
     -- One pass over the events, sorted once by visit then time: the page view figures are
@@ -73,6 +74,9 @@ visits as (
     -- Grouped by (site_id, visitor_key, visit_start), which visit_id is made of: the events come
     -- in that order from the table's index on those columns, and a full build (whose table is
     -- written in that order) reads them through it instead of sorting every event again.
+    -- Aggregated shard by shard (a visit is in one shard only): each reads its own index in order,
+    -- where the shards' rows together would have to be merged or sorted again.
+    {% for shard in shards %}
     select
         visit_id,
         site_id,
@@ -103,8 +107,10 @@ visits as (
                            and event_name not in ('scroll_depth', 'zone_visibility')) as interaction_count,
         count(*) filter (where event_name = 'purchase') as purchase_count,
         coalesce(sum(revenue) filter (where event_name = 'purchase'), 0) as purchase_revenue
-    from events
+    from events_{{ loop.index0 }}
     group by site_id, visitor_key, visit_start, visit_id
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 
 ),
 
