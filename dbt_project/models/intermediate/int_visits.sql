@@ -16,8 +16,9 @@
 
 {#- One row per visit, aggregated from its events. Rebuilds the visits touched by the window. -#}
 
-{#- The shards of int_events_sessionized, read directly rather than through its view: this model is
-    rebuilt every 15 minutes with the shards, and the view (rebuilt only by full builds) is not. -#}
+{#- The shards of int_events_sessionized, read directly rather than through its view: the 15-minute
+    build runs this model with everything upstream of it (`+tag:partitioned`), which would then take
+    in the view, and dbt replaces a view by dropping it with the views that read it (the marts'). -#}
 {% set shards = sessionized_event_shards() %}
 {#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
 {% set events_received = [] %}
