@@ -45,3 +45,20 @@ def test_failed_migration_leaves_nothing_behind(database_url, db, tmp_path):
         migrate.migrate(database_url, directory=folder)
     assert db.execute("select to_regclass('collect.half')").fetchone()[0] is None
     assert db.execute("select count(*) from public.schema_migrations where version = 9002").fetchone()[0] == 0
+
+
+def test_0024_drops_the_sessionized_events_table_and_its_views_but_not_the_view(db):
+    """A table int_events_sessionized from before the shards goes, with the views reading it (a
+    full build makes them again); the view that replaced it is left alone when 0024 runs again."""
+    (migration,) = [m for m in migrate.available_migrations() if m.version == 24]
+    db.execute("create schema if not exists intermediate")
+    db.execute("create schema if not exists marts")
+    db.execute("create table intermediate.int_events_sessionized (event_id uuid)")
+    db.execute("create view marts.fct_events as select event_id from intermediate.int_events_sessionized")
+    db.execute(migration.sql_text)
+    assert db.execute("select to_regclass('intermediate.int_events_sessionized'),"
+                      " to_regclass('marts.fct_events')").fetchone() == (None, None)
+
+    db.execute("create view intermediate.int_events_sessionized as select null::uuid as event_id")
+    db.execute(migration.sql_text)
+    assert db.execute("select to_regclass('intermediate.int_events_sessionized') is not null").fetchone()[0]

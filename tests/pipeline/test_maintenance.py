@@ -34,6 +34,20 @@ def test_views_missing_sensor_asks_for_a_full_build_on_a_fresh_database(settings
     assert isinstance(request, RunRequest) and request.partition_key.endswith("-01")
 
 
+def test_views_missing_sensor_asks_for_a_full_build_when_the_events_view_is_gone(settings, db):
+    """Migration 0024 drops the old table int_events_sessionized with the views reading it,
+    analytics.events among them, while analytics.visits stays."""
+    from dagster import RunRequest, SkipReason, build_sensor_context
+
+    from orchestration.defs.dbt.schedules import views_missing_sensor
+
+    db.execute("create view analytics.visits as select 1 as visit")
+    context = build_sensor_context(resources={"warehouse": build_resources(settings)["warehouse"]})
+    assert isinstance(views_missing_sensor(context), RunRequest)
+    db.execute("create view analytics.events as select 1 as event")
+    assert isinstance(views_missing_sensor(context), SkipReason)
+
+
 def test_maintenance_job_runs_in_process(db, site, settings):
     load_fixture_data(db, site)
     today = datetime.now(timezone.utc).date()

@@ -24,7 +24,8 @@ def test_unchanged_comments_take_no_lock_and_changed_ones_are_written(db, databa
     monkeypatch.setenv("PGOPTIONS", "-c lock_timeout=3s")
     with psycopg.connect(database_url) as vacuum_like:
         vacuum_like.execute("lock table intermediate.int_visits in share update exclusive mode")
-        run_dbt(database_url, "run", "--select", "int_events_sessionized", "int_visits")
+        run_dbt(database_url, "run", "--select", "int_events_sessionized_shard_0", "int_events_sessionized_shard_1",
+                "int_visits")
         vacuum_like.rollback()
     assert db.execute("select sum(event_count) from intermediate.int_visits").fetchone()[0] == 2
 

@@ -16,11 +16,20 @@
 
 {#- One row per visit, aggregated from its events. Rebuilds the visits touched by the window. -#}
 
+{#- The shards of int_events_sessionized, read directly rather than through its view: the 15-minute
+    build runs this model with everything upstream of it (`+tag:partitioned`), which would then take
+    in the view, and dbt replaces a view by dropping it with the views that read it (the marts'). -#}
+{% set shards = sessionized_event_shards() %}
 {#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
-{% set window_start_at = window_start(ref('int_events_sessionized'), 'last_received_at') %}
+{% set events_received = [] %}
+{% for shard in shards %}{% do events_received.append('select occurred_at, received_at from ' ~ shard) %}{% endfor %}
+{% set window_start_at = window_start('(' ~ events_received | join(' union all ') ~ ') as events', 'last_received_at') %}
 {% set window_end_at = window_end() %}
 
-with events as (
+with
+
+{% for shard in shards %}
+events_{{ loop.index0 }} as (
 
     -- Only the columns the aggregates read: the rows are sorted by visit, and narrow rows sort faster.
     select
@@ -52,12 +61,13 @@ with events as (
         events.os,
         events.language,
         events.revenue
-    from {{ ref('int_events_sessionized') }} as events
+    from {{ shard }} as events
     where events.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
       and events.visit_start < {{ window_end_at }}
 
 ),
 
+{% endfor %}
 visits as (
 
     -- One pass over the events, sorted once by visit then time: the page view figures are
@@ -65,6 +75,9 @@ visits as (
     -- Grouped by (site_id, visitor_key, visit_start), which visit_id is made of: the events come
     -- in that order from the table's index on those columns, and a full build (whose table is
     -- written in that order) reads them through it instead of sorting every event again.
+    -- Aggregated shard by shard (a visit is in one shard only): each reads its own index in order,
+    -- where the shards' rows together would have to be merged or sorted again.
+    {% for shard in shards %}
     select
         visit_id,
         site_id,
@@ -95,8 +108,10 @@ visits as (
                            and event_name not in ('scroll_depth', 'zone_visibility')) as interaction_count,
         count(*) filter (where event_name = 'purchase') as purchase_count,
         coalesce(sum(revenue) filter (where event_name = 'purchase'), 0) as purchase_revenue
-    from events
+    from events_{{ loop.index0 }}
     group by site_id, visitor_key, visit_start, visit_id
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 
 ),
 

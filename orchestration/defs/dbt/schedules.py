@@ -68,9 +68,12 @@ def full_build_schedule(context: ScheduleEvaluationContext):
 
 @sensor(job=full_build_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
 def views_missing_sensor(context: SensorEvaluationContext, warehouse: Warehouse):
-    """A fresh installation has no views yet (the 15-minute build leaves views alone): build them."""
+    """A fresh installation has no views yet (the 15-minute build leaves views alone): build them.
+    Also when a migration dropped a model's table along with the views reading it (0024 dropped
+    the table int_events_sessionized, which became a view, and analytics.events with it)."""
     with warehouse.connect() as conn:
-        missing = conn.execute("select to_regclass('analytics.visits') is null").fetchone()[0]
+        missing = conn.execute("select to_regclass('analytics.visits') is null"
+                               " or to_regclass('analytics.events') is null").fetchone()[0]
     if not missing:
         return SkipReason("the analytics views exist")
     moment = datetime.now(timezone.utc)
