@@ -63,11 +63,6 @@ def declared_length(content_length: str | bytes | None) -> int:
         return -1
 
 
-def declared_too_large(content_length: str | bytes | None) -> bool:
-    """Whether a Content-Length announces a body past the limit (refused without reading it)."""
-    return declared_length(content_length) > BROWSER_BODY_LIMIT
-
-
 @dataclass(slots=True)
 class Decision:
     """The answer to a beacon, and what the writer must make durable before it is sent: the rows of

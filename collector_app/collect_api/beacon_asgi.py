@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from collector_app.collect_api.beacon import (BROWSER_BODY_LIMIT, BeaconRequest, BeaconRules, Decision,
-                                              declared_too_large)
+                                              declared_length)
 from pipelines.ingest.service import CacheMiss, utc_now
 from pipelines.ingest.writer import WriterUnavailable
 
@@ -19,8 +19,11 @@ _START = "http.response.start"
 _BODY = "http.response.body"
 
 
-async def read_body(receive, limit: int) -> bytes | None:
-    """The request body, or None once it passes `limit` bytes (the rest is left unread)."""
+async def read_body(receive, limit: int, content_length: bytes | None) -> bytes | None:
+    """The request body, or None past `limit` bytes: at once when its Content-Length says so
+    (nothing is read), else once the bytes read pass it (the rest is left unread)."""
+    if declared_length(content_length) > limit:
+        return None
     message = await receive()
     body = message.get("body", b"")
     if not message.get("more_body"):
@@ -34,6 +37,13 @@ async def read_body(receive, limit: int) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def send_answer(send, status: int, headers, body: bytes) -> None:
+    """The answer as ASGI messages; `headers` are (name, value) pairs of text."""
+    await send({"type": _START, "status": status,
+                "headers": [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]})
+    await send({"type": _BODY, "body": body})
 
 
 class AsgiBeacon:
@@ -54,7 +64,7 @@ class AsgiBeacon:
                 forwarded_for = value.decode("latin-1")
             elif name == b"content-length":
                 length = value
-        body = None if declared_too_large(length) else await read_body(receive, BROWSER_BODY_LIMIT)
+        body = await read_body(receive, BROWSER_BODY_LIMIT, length)
         client = scope.get("client")
         request = BeaconRequest(body, origin, user_agent, client[0] if client else None, forwarded_for)
         rules = self.rules
@@ -64,9 +74,7 @@ class AsgiBeacon:
         except CacheMiss:
             decision = await asyncio.get_running_loop().run_in_executor(None, rules.decide, request, now)
         status, headers, body = rules.answer(decision, await self._write(decision))
-        await send({"type": _START, "status": status,
-                    "headers": [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]})
-        await send({"type": _BODY, "body": body})
+        await send_answer(send, status, headers, body)
         return status
 
     async def _write(self, decision: Decision) -> bool:

@@ -11,8 +11,7 @@ import asyncio
 import json
 import logging
 
-from collector_app.collect_api.beacon import declared_length
-from collector_app.collect_api.beacon_asgi import read_body
+from collector_app.collect_api.beacon_asgi import read_body, send_answer
 from collector_app.collect_api.context import database_unavailable
 from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, ServerBatches,
                                                     payload_too_large)
@@ -58,17 +57,15 @@ class AsgiServerBatch:
             error = internal_error()
             status, headers = error.status, ()
             body = json_bytes(error_document(error.code, error.message))
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)),
-                                *((name.encode("latin-1"), value.encode("latin-1")) for name, value in headers)]})
-        await send({"type": "http.response.body", "body": body})
+        await send_answer(send, status, (("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                         *headers), body)
         return status
 
     async def _answer(self, receive, authorization: str | None, idempotency_key: str | None,
                       length: bytes | None) -> Answer:
         batches = self.batches
         secret, key_hash = batches.credentials(authorization, idempotency_key)
-        body = None if declared_length(length) > SERVER_BODY_LIMIT else await read_body(receive, SERVER_BODY_LIMIT)
+        body = await read_body(receive, SERVER_BODY_LIMIT, length)
         if body is None:
             raise payload_too_large()
         loop = asyncio.get_running_loop()

@@ -305,11 +305,13 @@ class _Deadlines:
         now, pending = time.monotonic(), self._pending
         # In submission order: the oldest first, so the check stops at the first one still in time.
         while pending:
-            deadline, future = pending[0][0], pending[0][1]()
-            if future is not None and not future.done() and deadline > now:
+            deadline, watched = pending[0]
+            future = watched()
+            waiting = future is not None and not future.done()
+            if waiting and deadline > now:
                 break
             pending.popleft()
-            if future is not None and not future.done():
+            if waiting:
                 future.set_exception(WriterUnavailable("the events could not be written in time"))
         asyncio.get_running_loop().call_later(1.0, self._check)
 

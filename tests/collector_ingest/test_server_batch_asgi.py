@@ -49,6 +49,7 @@ def test_every_answer_is_the_flask_routes(collector, client, make_site, db):  # 
         direct = _direct(client, body, {**direct_site.auth, **extra})
         assert served[:2] == direct[:2], name
         assert served[2]["Content-Type"] == "application/json", name
+        assert served[2]["Content-Length"] == str(len(served[1])) and "Transfer-Encoding" not in served[2], name
     served_rows = events_of(db, served_site.site_id)
     direct_rows = events_of(db, direct_site.site_id)
     assert len(served_rows) == len(direct_rows) == 2
