@@ -48,6 +48,23 @@ def test_views_missing_sensor_asks_for_a_full_build_when_the_events_view_is_gone
     assert isinstance(views_missing_sensor(context), SkipReason)
 
 
+def test_the_15_minute_build_waits_for_the_views(settings, db):
+    """Its tables read views that only the full build makes (int_conversions reads
+    int_events_sessionized): without them the run would fail, so it waits for views_missing_sensor's."""
+    from dagster import RunRequest, SkipReason, build_schedule_context
+
+    from orchestration.defs.dbt.schedules import incremental_build_schedule
+
+    context = build_schedule_context(resources={"warehouse": build_resources(settings)["warehouse"]},
+                                     scheduled_execution_time=datetime(2026, 11, 26, 17, 15, tzinfo=timezone.utc))
+    skipped = incremental_build_schedule(context)
+    assert isinstance(skipped, SkipReason) and "views_missing_sensor" in skipped.skip_message
+    db.execute("create view analytics.visits as select 1 as visit")
+    db.execute("create view analytics.events as select 1 as event")
+    request = incremental_build_schedule(context)
+    assert isinstance(request, RunRequest) and request.partition_key == "2026-11-01"
+
+
 def test_maintenance_job_runs_in_process(db, site, settings):
     load_fixture_data(db, site)
     today = datetime.now(timezone.utc).date()

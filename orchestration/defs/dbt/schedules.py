@@ -52,9 +52,22 @@ def month_partition_key(moment) -> str:
     return moment.strftime("%Y-%m-01")
 
 
+def analytics_views_missing(warehouse: Warehouse) -> bool:
+    """Whether the views that only a full build makes are absent: on a fresh installation, or after
+    a migration dropped a model's table along with the views reading it (0024 dropped the table
+    int_events_sessionized, which became a view, and analytics.events with it)."""
+    with warehouse.connect() as conn:
+        return conn.execute("select to_regclass('analytics.visits') is null"
+                            " or to_regclass('analytics.events') is null").fetchone()[0]
+
+
 @schedule(job=incremental_build_job, cron_schedule="*/15 * * * *", execution_timezone="UTC",
           default_status=DefaultScheduleStatus.RUNNING)
-def incremental_build_schedule(context: ScheduleEvaluationContext):
+def incremental_build_schedule(context: ScheduleEvaluationContext, warehouse: Warehouse):
+    # Without the views, tables that read one (int_conversions reads int_events_sessionized) fail
+    # in the 15-minute build: views_missing_sensor's full build does all of it, views included.
+    if analytics_views_missing(warehouse):
+        return SkipReason("the analytics views are missing: views_missing_sensor starts a full build")
     return RunRequest(partition_key=month_partition_key(context.scheduled_execution_time),
                       tags={NEW_EVENTS_TAG: NEW_EVENTS})
 
@@ -68,13 +81,9 @@ def full_build_schedule(context: ScheduleEvaluationContext):
 
 @sensor(job=full_build_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
 def views_missing_sensor(context: SensorEvaluationContext, warehouse: Warehouse):
-    """A fresh installation has no views yet (the 15-minute build leaves views alone): build them.
-    Also when a migration dropped a model's table along with the views reading it (0024 dropped
-    the table int_events_sessionized, which became a view, and analytics.events with it)."""
-    with warehouse.connect() as conn:
-        missing = conn.execute("select to_regclass('analytics.visits') is null"
-                               " or to_regclass('analytics.events') is null").fetchone()[0]
-    if not missing:
+    """Build everything when the views are missing (`analytics_views_missing`): the 15-minute
+    build leaves views alone, and skips its run until they exist."""
+    if not analytics_views_missing(warehouse):
         return SkipReason("the analytics views exist")
     moment = datetime.now(timezone.utc)
     # At most one request an hour: a build takes minutes, and a failed one is retried later.
