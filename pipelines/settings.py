@@ -73,6 +73,13 @@ def _list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[
     return tuple(item.strip() for item in raw.split(",") if item.strip())
 
 
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = (env.get(name) or default).strip().lower()
+    if raw not in choices:
+        raise SettingsError(f"{name} must be one of {', '.join(choices)}, got {env.get(name)!r}")
+    return raw
+
+
 def _path(env: Mapping[str, str], name: str, default: str) -> str:
     raw = env.get(name) or default
     if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", raw):
@@ -138,6 +145,10 @@ class Settings:
     oidc_client_secret: str | None = field(default=None, repr=False)
     oidc_scopes: str = "openid email profile"
     oidc_display_name: str = "OpenID Connect"
+    # The lake (Parquet beside PostgreSQL): its folder (a mounted shared filesystem on a cluster; None:
+    # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
+    lake_dir: Path | None = None
+    workbench_reads: str = "lake"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -184,6 +195,8 @@ class Settings:
             oidc_client_secret=env.get("ANALYTICS_OIDC_CLIENT_SECRET") or None,
             oidc_scopes=env.get("ANALYTICS_OIDC_SCOPES") or "openid email profile",
             oidc_display_name=env.get("ANALYTICS_OIDC_PROVIDER_NAME") or "OpenID Connect",
+            lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
+            workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
         )
 
     @property
@@ -206,6 +219,11 @@ class Settings:
     @property
     def log_dir(self) -> Path:
         return self.home / "logs"
+
+    @property
+    def lake_path(self) -> Path:
+        """The lake's folder (pipelines/lake/layout.py says what it holds)."""
+        return self.lake_dir or self.home / "lake"
 
     def server_secret(self) -> bytes:
         """The server secret, generated on first use and kept owner-only under `home`.
