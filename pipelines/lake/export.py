@@ -71,6 +71,18 @@ class RefreshPlan:
     received_mark: str | None = None
 
 
+@contextmanager
+def lake_lock(conn: psycopg.Connection) -> Iterator[psycopg.Connection]:
+    """Hold the lake writers' lock on an autocommit connection (a session advisory lock: released
+    if the process dies)."""
+    conn.execute("select pg_advisory_lock(%s)", (LAKE_LOCK_ID,))
+    try:
+        yield conn
+    finally:
+        if not conn.closed:
+            conn.execute("select pg_advisory_unlock(%s)", (LAKE_LOCK_ID,))
+
+
 def lake_of(settings: Settings) -> Lake:
     return Lake(settings.lake_path)
 
@@ -98,8 +110,7 @@ class LakeWriter:
     @contextmanager
     def open(self) -> Iterator["LakeWriter"]:
         """Take the writers' lock and open DuckDB over PostgreSQL (the owner's role: raw is read too)."""
-        with connection.connect(self.url, autocommit=True) as lock_conn:
-            lock_conn.execute("select pg_advisory_lock(%s)", (LAKE_LOCK_ID,))
+        with connection.connect(self.url, autocommit=True) as conn, lake_lock(conn) as lock_conn:
             self.pg = lock_conn
             self.duck = duckdb.connect(":memory:", config=OFFLINE_CONFIG)
             try:
@@ -113,7 +124,6 @@ class LakeWriter:
                 yield self
             finally:
                 self.duck.close()
-                lock_conn.execute("select pg_advisory_unlock(%s)", (LAKE_LOCK_ID,))
 
     # --- tables ---------------------------------------------------------------------------
 
