@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -52,13 +53,17 @@ class ExportResult:
     table: str
     written: int = 0
     dropped: int = 0
-    rows: int = 0
+    rows_written: int = 0
+    rows: int = 0  # the whole table's, after the export
     bytes: int = 0
     full: bool = False
+    seconds: float = 0.0
+    written_files: set = field(default_factory=set)
 
     def metadata(self) -> dict:
         return {"partitions_written": self.written, "partitions_dropped": self.dropped,
-                "row_count": self.rows, "bytes": self.bytes, "full_rewrite": self.full}
+                "rows_written": self.rows_written, "row_count": self.rows, "bytes": self.bytes,
+                "full_rewrite": self.full, "seconds": round(self.seconds, 3)}
 
 
 @dataclass
@@ -146,6 +151,7 @@ class LakeWriter:
     def export_raw_day(self, day: date) -> ExportResult:
         """Write every site's raw events of one UTC day (again: a day is exported until it is closed
         for late events, 72 hours after its end)."""
+        started = time.perf_counter()
         table = self.table(*RAW_EVENTS)
         start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
         where = (f'"occurred_at" >= TIMESTAMPTZ {_literal(start.isoformat())}'
@@ -154,10 +160,15 @@ class LakeWriter:
         mark = self.pg.execute("select coalesce(max(received_at), '-infinity')::text from raw.events"
                                " where occurred_at >= %s and occurred_at < %s",
                                (start, start + timedelta(days=1))).fetchone()[0]
+        previous = self.lake.read_state(*RAW_EVENTS)
         result = self._write(table, where, existing, only=None)
         state = self._state(table, result, mark=None)
-        state.extra.setdefault("received_marks", {})[day.isoformat()] = mark
+        # What PostgreSQL had received for each exported day: the sensor exports a day again when it moved.
+        marks = dict(previous.extra.get("received_marks", {})) if previous else {}
+        marks[day.isoformat()] = mark
+        state.extra["received_marks"] = marks
         self.lake.write_state(*RAW_EVENTS, state)
+        result.seconds = time.perf_counter() - started
         return result
 
     def refresh_views(self, full: bool = False) -> list[ExportResult]:
@@ -211,6 +222,7 @@ class LakeWriter:
 
     def refresh_table(self, table: LakeTable, plan: RefreshPlan) -> ExportResult:
         """Rewrite what the plan says of one view (all of it when its columns changed)."""
+        started = time.perf_counter()
         state = self.lake.read_state(table.schema, table.name)
         full = (plan.full or table.layout == WHOLE or state is None
                 or [list(c) for c in table.columns] != state.columns)
@@ -228,6 +240,7 @@ class LakeWriter:
         new_state = self._state(table, result, mark=None)
         new_state.extra["marks"] = {"visits": plan.visits_mark, "received": plan.received_mark}
         self.lake.write_state(table.schema, table.name, new_state)
+        result.seconds = time.perf_counter() - started
         return result
 
     def rewrite_partitions(self, table: LakeTable, partitions: set[Partition]) -> ExportResult:
@@ -252,7 +265,7 @@ class LakeWriter:
         recorded = state.extra.get("files", {})
         damaged = set()
         base = self.lake.table_dir(table.schema, table.name)
-        for relative, (_rows, size) in recorded.items():
+        for relative, (_rows, size, *_mtime) in recorded.items():
             path = base / relative
             try:
                 if path.stat().st_size != size or not _ends_with_magic(path):
@@ -306,6 +319,7 @@ class LakeWriter:
             for partition, written in produced.items():
                 self.lake.replace_partition(table.schema, table.name, partition, written)
                 result.written += 1
+                result.written_files.add(str(partition.relative()))
             for partition in targets - set(produced):
                 result.dropped += self.lake.drop_partition(table.schema, table.name, partition)
         finally:
@@ -330,24 +344,28 @@ class LakeWriter:
         return produced
 
     def _state(self, table: LakeTable, result: ExportResult, mark: str | None) -> TableState:
-        """The table's state from its files as they now are (rows from each file's footer)."""
+        """The table's state from its files as they now are (rows from the footers of the files
+        written since the last state; the others as recorded, while their size and time hold)."""
         base = self.lake.table_dir(table.schema, table.name)
         previous = self.lake.read_state(table.schema, table.name)
         recorded = dict(previous.extra.get("files", {})) if previous else {}
         files = {}
-        for partition, path in self.lake.partitions(table.schema, table.name).items():
+        for path in self.lake.partitions(table.schema, table.name).values():
             relative = str(path.relative_to(base))
-            size = path.stat().st_size
-            if relative in recorded and recorded[relative][1] == size and result.written == 0:
-                files[relative] = recorded[relative]
+            stat = path.stat()
+            known = recorded.get(relative)
+            if known and len(known) == 3 and known[1:] == [stat.st_size, stat.st_mtime_ns] \
+                    and relative not in result.written_files:
+                files[relative] = known
                 continue
             rows = self.duck.execute(f"SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata("
                                      f"{_literal(str(path))})").fetchone()[0]
-            files[relative] = [int(rows), size]
+            files[relative] = [int(rows), stat.st_size, stat.st_mtime_ns]
         days = [partition_of(Path(r).parts[:-1]).day for r in files]
         days = [d for d in days if d is not None]
-        result.rows = sum(rows for rows, _ in files.values())
-        result.bytes = sum(size for _, size in files.values())
+        result.rows = sum(entry[0] for entry in files.values())
+        result.bytes = sum(entry[1] for entry in files.values())
+        result.rows_written = sum(files[r][0] for r in result.written_files if r in files)
         return TableState(table=table.name, layout=table.layout, day_column=table.day_column,
                           columns=[list(c) for c in table.columns], refreshed_at=_now(),
                           newest_day=max(days).isoformat() if days else None, mark=mark,

@@ -323,7 +323,7 @@ def _attach_lake(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -
         return attach_lake(connection, source.name, source.target, source.schemas)
     except duckdb.Error as error:
         log.warning("attaching catalog %s (lake) failed: %s", source.name, type(error).__name__)
-        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} (lake).") from None
+        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}).") from None
 
 
 def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:

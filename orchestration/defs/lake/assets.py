@@ -30,11 +30,11 @@ def lake_raw_events(context: AssetExecutionContext, warehouse: Warehouse) -> Mat
     with LakeWriter(warehouse.settings(), warehouse.url()).open() as writer:
         for day in days:
             result = writer.export_raw_day(day)
-            rows += result.rows
-            context.log.info(f"raw events of {day}: {result.rows} rows, {result.written} files")
+            rows += result.rows_written
+            context.log.info(f"raw events of {day}: {result.rows_written} rows, {result.written} files")
         state = writer.lake.read_state("raw", "events")
-    return MaterializeResult(metadata={"days": len(days), "row_count": rows,
-                                       "lake_rows": state.rows if state else 0, "bytes": state.bytes if state else 0})
+    return MaterializeResult(metadata={"days": len(days), "rows_written": rows,
+                                       "row_count": state.rows if state else 0, "bytes": state.bytes if state else 0})
 
 
 def analytics_view_names() -> list[str]:

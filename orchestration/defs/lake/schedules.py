@@ -26,11 +26,15 @@ lake_raw_job = define_asset_job("lake_raw_job", selection=AssetSelection.assets(
                    request_job=lake_views_job, default_status=DefaultSensorStatus.RUNNING,
                    minimum_interval_seconds=15)
 def lake_after_build_sensor(context: RunStatusSensorContext):
-    """After each build, the views' folders: what it changed, or everything after a full build or a
-    channel-rules rebuild (rules reach past visits)."""
-    full = context.dagster_run.job_name != incremental_build_job.name
-    return RunRequest(run_key=f"lake-after-{context.dagster_run.run_id}",
-                      tags={FULL_REFRESH_TAG: FULL_REFRESH} if full else {})
+    """After each build, the views' folders."""
+    return refresh_after(context.dagster_run.job_name, context.dagster_run.run_id)
+
+
+def refresh_after(job_name: str, run_id: str) -> RunRequest:
+    """The lake refresh a finished build asks for: what the 15-minute build changed, or everything
+    after a full build or a channel-rules rebuild (rules reach past visits)."""
+    full = job_name != incremental_build_job.name
+    return RunRequest(run_key=f"lake-after-{run_id}", tags={FULL_REFRESH_TAG: FULL_REFRESH} if full else {})
 
 
 def raw_days_to_export(warehouse: Warehouse, today: date) -> list[str]:
