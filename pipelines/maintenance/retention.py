@@ -66,11 +66,15 @@ def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: 
             ).rowcount
             if deleted:
                 result.deleted_rows[f"{schema}.{name}"] = deleted
-        if lake is not None:
-            result.lake_partitions_removed = apply_lake_retention(
-                conn, lake, {str(site): cutoff for site, cutoff in cutoffs.items()})
-        if result.dropped_partitions or result.deleted_rows or result.lake_partitions_removed:
+        if result.dropped_partitions or result.deleted_rows:
             audit.record(conn, actor, "retention.applied", None,
-                         {"dropped_partitions": result.dropped_partitions, "deleted_rows": result.deleted_rows,
-                          "lake_partitions_removed": len(result.lake_partitions_removed)})
+                         {"dropped_partitions": result.dropped_partitions, "deleted_rows": result.deleted_rows})
+    if lake is not None:
+        # After the commit: the lake's writers' lock is never awaited while this transaction holds
+        # PostgreSQL's locks (an erasure holding it may be waiting for them).
+        result.lake_partitions_removed = apply_lake_retention(
+            conn, lake, {str(site): cutoff for site, cutoff in cutoffs.items()})
+        if result.lake_partitions_removed:
+            audit.record(conn, actor, "retention.lake_applied", None,
+                         {"lake_partitions_removed": len(result.lake_partitions_removed)})
     return result

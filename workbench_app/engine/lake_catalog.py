@@ -56,6 +56,11 @@ def lake_root_of(target: str) -> Path:
     return Path(json.loads(target)["lake"])
 
 
+def lake_postgres_conninfo(target: str) -> str:
+    """The warehouse's own connection string (native SQL is PostgreSQL's, sent to PostgreSQL)."""
+    return json.loads(target)["postgres"]
+
+
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
