@@ -36,9 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import psutil  # noqa: E402
 import psycopg  # noqa: E402
 
-from bench.pipeline import DbtBuilds, load, synthetic_events  # noqa: E402
-from pipelines import partitions  # noqa: E402
-from pipelines.database import connection, embedded, migrate  # noqa: E402
+from bench.pipeline import DbtBuilds, load, shop_database, synthetic_events  # noqa: E402
+from pipelines.database import embedded  # noqa: E402
 from pipelines.key_derivation import reader_password  # noqa: E402
 from pipelines.lake.export import LakeWriter  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
@@ -116,18 +115,12 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
         pgdata = Path(tmp) / "pgdata"
         state = embedded.start(pgdata)
         try:
-            server = state.url("postgres")
-            with connection.connect(server, autocommit=True) as conn:
-                conn.execute("create database analytics")
-            url = connection.with_database(server, "analytics")
-            settings = Settings(home=Path(tmp) / "home", database_url=url, server_secret_value=SECRET,
-                                lake_dir=Path(tmp) / "lake")
-            migrate.migrate(url, reader_password=reader_password(settings))
+            settings = Settings(home=Path(tmp) / "home", database_url="postgresql://unused/analytics",
+                                server_secret_value=SECRET, lake_dir=Path(tmp) / "lake")
+            url, site_id = shop_database(state.url("postgres"), "analytics", args.days,
+                                         reader_password=reader_password(settings))
+            settings = dataclasses.replace(settings, database_url=url)
             now = datetime.now(timezone.utc).replace(microsecond=0)
-            with psycopg.connect(url, autocommit=True) as conn:
-                site_id = str(conn.execute("insert into collect.sites (name) values ('Bench shop') returning site_id"
-                                           ).fetchone()[0])
-                partitions.ensure_partitions(conn, months_back=args.days // 28 + 2)
             history_end = now - timedelta(days=1)
             print(f"== {events:,} events over {args.days} days (load average {os.getloadavg()[0]:.1f})")
             started = time.perf_counter()
