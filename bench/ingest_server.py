@@ -45,8 +45,8 @@ sys.path.insert(0, str(REPO))
 from analytics_cli.supervisor import collector_command  # noqa: E402
 from pipelines.admin.server_keys import create_server_key  # noqa: E402
 from pipelines.database import connection, embedded, migrate  # noqa: E402
-from pipelines.ingest.events import validate_server_event  # noqa: E402
-from pipelines.ingest.rows import derive_row  # noqa: E402
+from pipelines.ingest.events import check_server_event  # noqa: E402
+from pipelines.ingest.rows import event_row  # noqa: E402
 from pipelines.ingest.writer import COPY_STATEMENT  # noqa: E402
 
 BATCH = 100
@@ -210,10 +210,10 @@ def main() -> int:
         rows = []
         for batch in batches:
             for event in batch:
-                fields = validate_server_event(dict(event), now=now, accept_user_id=False)
-                ip, agent, visitor = fields.pop("ip"), fields.pop("user_agent"), fields.pop("visitor")
-                rows.append(derive_row(str(site_id), "server", fields, received_at=now, salt=salt,
-                                       visitor=visitor, ip=ip, user_agent=agent))
+                e, occurred_at = check_server_event(event, now=now, accept_user_id=False)
+                rows.append(event_row(str(site_id), "server", occurred_at, now, e.type, e.name, e.user_id, None,
+                                      e.url, e.referrer, e.title, e.language, None, e.props, e.items, salt,
+                                      e.visitor, e.ip, e.user_agent))
         rows = (rows * (50_000 // len(rows) + 1))[:50_000]
         floor = copy_floor(url, rows)
 

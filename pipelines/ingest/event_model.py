@@ -1,0 +1,160 @@
+"""The event, defined once: the server event, the browser event and their parts (props, items) as
+msgspec `Struct`s.
+
+The same definitions serve three readers:
+
+- decoding: msgspec decodes a request's JSON into them and checks types, required fields, lengths,
+  patterns and enums in compiled code, in one pass (`pipelines/ingest/events.py` drives it);
+- the OpenAPI document of the collector: `schema_components` gives its event components
+  (`collector_app/openapi/document.py`), so the document cannot disagree with what is accepted;
+- the rules that a type cannot say (at most 72 hours back, `user_id` only where the site accepts
+  it, an item needs an id or a name, ...) are in `events.py`, once, and run after decoding.
+
+An absent field is `UNSET` (falsy), never None: "a missing field is omitted, never sent as null",
+so no field's type admits null and a null is refused like any other wrong type.
+
+Patterns end in `$(?!\\n)`: msgspec searches them (like JSON Schema), and `$` alone also matches
+before a final newline. The lookahead is valid in both Python's and ECMAScript's dialects.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
+
+MAX_EVENTS_PER_REQUEST = 100
+MAX_BROWSER_EVENTS_PER_REQUEST = 50
+MAX_URL_LENGTH = 2048
+MAX_TITLE_LENGTH = 500
+MAX_USER_AGENT_LENGTH = 1000
+MAX_USER_ID_LENGTH = 200
+MAX_PROPS = 30
+MAX_PROP_KEY_LENGTH = 64
+MAX_PROP_VALUE_LENGTH = 500
+MAX_ITEMS = 50
+MAX_ITEM_TEXT_LENGTH = 200
+# Money and quantities beyond this are mistakes, and would not fit raw.events.revenue.
+MAX_AMOUNT = 1e12
+_LARGEST_FLOAT = sys.float_info.max
+
+
+def _anchored(core: str) -> str:
+    return f"^{core}$(?!\\n)"
+
+
+EVENT_NAME_PATTERN = _anchored("[A-Za-z0-9_.:-]{1,64}")
+VISITOR_COOKIE_PATTERN = _anchored("[A-Za-z0-9_-]{22,64}")
+LANGUAGE_PATTERN = _anchored("[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}")
+PAGE_ID_PATTERN = _anchored("[A-Za-z0-9_-]{8,64}")
+
+
+def _text(limit: int | None, description: str | None = None) -> Any:
+    """Text of 1 to `limit` characters (no upper limit for None: browser text is cut, not refused)."""
+    return Annotated[str, Meta(min_length=1, max_length=limit, description=description)]
+
+
+# A number that fits raw.events.revenue: finite, below MAX_AMOUNT in absolute value.
+Amount = (Annotated[int, Meta(gt=-int(MAX_AMOUNT), lt=int(MAX_AMOUNT))]
+          | Annotated[float, Meta(gt=-MAX_AMOUNT, lt=MAX_AMOUNT)])
+# JSON cannot write NaN or Infinity, but 1e999 reads as infinity: the bounds keep numbers finite.
+FiniteNumber = int | Annotated[float, Meta(ge=-_LARGEST_FLOAT, le=_LARGEST_FLOAT)]
+PropName = Annotated[str, Meta(min_length=1, max_length=MAX_PROP_KEY_LENGTH)]
+EventName = Annotated[str, Meta(pattern=EVENT_NAME_PATTERN, description=(
+    "Required when type is event; pageview is reserved (send type pageview)."))]
+Language = Annotated[str, Meta(max_length=35, pattern=LANGUAGE_PATTERN, description="A language tag such as fr or fr-FR.")]
+EventType = Literal["pageview", "event"]
+_PROPS_DESCRIPTION = ("Flat properties (string, finite number or boolean); commerce: transaction_id (string), "
+                      "value (number, below 1e12 in absolute value), currency (three capital letters, ISO 4217).")
+Props = Annotated[dict[PropName, Annotated[str, Meta(max_length=MAX_PROP_VALUE_LENGTH)] | FiniteNumber | bool],
+                  Meta(max_length=MAX_PROPS, description=_PROPS_DESCRIPTION)]
+# The script's page may hold longer text than the limits: it is cut instead (events.py).
+BrowserProps = Annotated[dict[PropName, str | FiniteNumber | bool], Meta(max_length=MAX_PROPS)]
+
+
+class Item(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A product of a commerce event: an id or a name at least."""
+
+    id: _text(MAX_ITEM_TEXT_LENGTH) | UnsetType = UNSET
+    name: _text(MAX_ITEM_TEXT_LENGTH) | UnsetType = UNSET
+    price: Amount | UnsetType = UNSET
+    quantity: Amount | UnsetType = UNSET
+
+
+class BrowserItem(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """An item as the tracking script sends it: id and name past 200 characters are cut."""
+
+    id: _text(None) | UnsetType = UNSET
+    name: _text(None) | UnsetType = UNSET
+    price: Amount | UnsetType = UNSET
+    quantity: Amount | UnsetType = UNSET
+
+
+class ServerEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A missing field is omitted, never null. Without visitor and without ip/user_agent the event is
+    stored without a visitor (visitor_kind none). Fields are checked in this order: the first rule
+    an event breaks is the one reported."""
+
+    type: EventType
+    name: EventName | UnsetType = UNSET
+    at: Annotated[str, Meta(extra_json_schema={"format": "date-time", "maxLength": 40}, description=(
+        "ISO 8601 with a time zone; at most 72 hours in the past, at most 5 minutes ahead; default now."))] \
+        | UnsetType = UNSET
+    url: _text(MAX_URL_LENGTH) | UnsetType = UNSET
+    referrer: _text(MAX_URL_LENGTH) | UnsetType = UNSET
+    title: _text(MAX_TITLE_LENGTH) | UnsetType = UNSET
+    props: Props | UnsetType = UNSET
+    items: Annotated[list[Item], Meta(max_length=MAX_ITEMS)] | UnsetType = UNSET
+    language: Language | UnsetType = UNSET
+    visitor: Annotated[str, Meta(pattern=VISITOR_COOKIE_PATTERN, description="Value of the visitor's _vis cookie.")] \
+        | UnsetType = UNSET
+    user_id: _text(MAX_USER_ID_LENGTH, "Only for sites that accept signed-in visitors; refused otherwise.") \
+        | UnsetType = UNSET
+    ip: Annotated[str, Meta(description="IPv4 or IPv6; used for the daily hash and the country, then discarded.")] \
+        | UnsetType = UNSET
+    user_agent: _text(MAX_USER_AGENT_LENGTH, "Used for the daily hash and reduced to browser, OS and device class.") \
+        | UnsetType = UNSET
+
+
+class BrowserEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """An event of the tracking script (collector_app/tracker/README.md). Text past the server
+    event's limits (url, referrer, title, property values, item id and name) is cut, not refused."""
+
+    type: EventType
+    name: EventName | UnsetType = UNSET
+    screen: Literal["mobile", "tablet", "desktop"] | UnsetType = UNSET
+    page_id: Annotated[str, Meta(pattern=PAGE_ID_PATTERN)] | UnsetType = UNSET
+    ts: Annotated[FiniteNumber, Meta(description=(
+        "The page's clock, epoch milliseconds. Only differences within one request count: each event is stored "
+        "at the time of receipt less how much earlier than the request's latest event it was stamped "
+        "(at most 30 minutes)."))] | UnsetType = UNSET
+    url: _text(None) | UnsetType = UNSET
+    referrer: _text(None) | UnsetType = UNSET
+    title: _text(None) | UnsetType = UNSET
+    props: BrowserProps | UnsetType = UNSET
+    items: Annotated[list[BrowserItem], Meta(max_length=MAX_ITEMS)] | UnsetType = UNSET
+    language: Language | UnsetType = UNSET
+
+
+class ServerBatch(Struct, forbid_unknown_fields=True):
+    """The body of POST /collect/server. Each event is decoded on its own (a refused event does not
+    refuse the batch): here they stay undecoded JSON."""
+
+    events: Annotated[list[Raw], Meta(min_length=1, max_length=MAX_EVENTS_PER_REQUEST)]
+
+
+# The OpenAPI view of the batch: its events are ServerEvents (decoded one by one, see ServerBatch).
+class _ServerBatchSchema(Struct, forbid_unknown_fields=True):
+    events: Annotated[list[ServerEvent], Meta(min_length=1, max_length=MAX_EVENTS_PER_REQUEST)]
+
+
+def schema_components() -> dict[str, dict]:
+    """The OpenAPI 3.1 schemas of the event model, by component name, as msgspec generates them from
+    the Structs above: ServerEvent, ServerBatch, BrowserEvent, Item, BrowserItem."""
+    _, components = msgspec.json.schema_components(
+        [_ServerBatchSchema, BrowserEvent], ref_template="#/components/schemas/{name}")
+    components["ServerBatch"] = components.pop("_ServerBatchSchema")
+    components["ServerBatch"]["title"] = "ServerBatch"
+    components["ServerBatch"]["description"] = "The body of POST /collect/server."
+    return components
