@@ -13,8 +13,9 @@ The same definitions serve three readers:
 An absent field is `UNSET` (falsy), never None: "a missing field is omitted, never sent as null",
 so no field's type admits null and a null is refused like any other wrong type.
 
-Patterns end in `$(?!\\n)`: msgspec searches them (like JSON Schema), and `$` alone also matches
-before a final newline. The lookahead is valid in both Python's and ECMAScript's dialects.
+Patterns end in `$(?!\\n)`: they are searched (by msgspec, and by JSON Schema validators), and with
+Python's `re` a `$` alone also matches before a final newline. The lookahead means the same in
+ECMAScript's dialect, JSON Schema's, where it changes nothing: the document shows them as they are.
 """
 from __future__ import annotations
 
@@ -40,14 +41,16 @@ MAX_AMOUNT = 1e12
 _LARGEST_FLOAT = sys.float_info.max
 
 
-def _anchored(core: str) -> str:
-    return f"^{core}$(?!\\n)"
+def _matching(core: str, **meta) -> Any:
+    """Text that matches the regular expression `core` as a whole (see the module's docstring)."""
+    return Annotated[str, Meta(pattern=f"^{core}{_END}", **meta)]
 
 
-EVENT_NAME_PATTERN = _anchored("[A-Za-z0-9_.:-]{1,64}")
-VISITOR_COOKIE_PATTERN = _anchored("[A-Za-z0-9_-]{22,64}")
-LANGUAGE_PATTERN = _anchored("[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}")
-PAGE_ID_PATTERN = _anchored("[A-Za-z0-9_-]{8,64}")
+_END = "$(?!\\n)"
+EVENT_NAME = "[A-Za-z0-9_.:-]{1,64}"
+VISITOR_COOKIE = "[A-Za-z0-9_-]{22,64}"
+LANGUAGE = "[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}"
+PAGE_ID = "[A-Za-z0-9_-]{8,64}"
 
 
 def _text(limit: int | None, description: str | None = None) -> Any:
@@ -61,9 +64,10 @@ Amount = (Annotated[int, Meta(gt=-int(MAX_AMOUNT), lt=int(MAX_AMOUNT))]
 # JSON cannot write NaN or Infinity, but 1e999 reads as infinity: the bounds keep numbers finite.
 FiniteNumber = int | Annotated[float, Meta(ge=-_LARGEST_FLOAT, le=_LARGEST_FLOAT)]
 PropName = Annotated[str, Meta(min_length=1, max_length=MAX_PROP_KEY_LENGTH)]
-EventName = Annotated[str, Meta(pattern=EVENT_NAME_PATTERN, description=(
-    "Required when type is event; pageview is reserved (send type pageview)."))]
-Language = Annotated[str, Meta(max_length=35, pattern=LANGUAGE_PATTERN, description="A language tag such as fr or fr-FR.")]
+EventName = _matching(EVENT_NAME, description="Required when type is event; pageview is reserved (send type "
+                                               "pageview).")
+Language = _matching(LANGUAGE, max_length=35, description="A language tag such as fr or fr-FR.")
+VisitorCookie = _matching(VISITOR_COOKIE, description="Value of the visitor's _vis cookie.")
 EventType = Literal["pageview", "event"]
 _PROPS_DESCRIPTION = ("Flat properties (string, finite number or boolean); commerce: transaction_id (string), "
                       "value (number, below 1e12 in absolute value), currency (three capital letters, ISO 4217).")
@@ -98,7 +102,7 @@ class ServerEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
 
     type: EventType
     name: EventName | UnsetType = UNSET
-    at: Annotated[str, Meta(extra_json_schema={"format": "date-time", "maxLength": 40}, description=(
+    at: Annotated[str, Meta(max_length=40, extra_json_schema={"format": "date-time"}, description=(
         "ISO 8601 with a time zone; at most 72 hours in the past, at most 5 minutes ahead; default now."))] \
         | UnsetType = UNSET
     url: _text(MAX_URL_LENGTH) | UnsetType = UNSET
@@ -107,8 +111,7 @@ class ServerEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
     props: Props | UnsetType = UNSET
     items: Annotated[list[Item], Meta(max_length=MAX_ITEMS)] | UnsetType = UNSET
     language: Language | UnsetType = UNSET
-    visitor: Annotated[str, Meta(pattern=VISITOR_COOKIE_PATTERN, description="Value of the visitor's _vis cookie.")] \
-        | UnsetType = UNSET
+    visitor: VisitorCookie | UnsetType = UNSET
     user_id: _text(MAX_USER_ID_LENGTH, "Only for sites that accept signed-in visitors; refused otherwise.") \
         | UnsetType = UNSET
     ip: Annotated[str, Meta(description="IPv4 or IPv6; used for the daily hash and the country, then discarded.")] \
@@ -124,7 +127,7 @@ class BrowserEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
     type: EventType
     name: EventName | UnsetType = UNSET
     screen: Literal["mobile", "tablet", "desktop"] | UnsetType = UNSET
-    page_id: Annotated[str, Meta(pattern=PAGE_ID_PATTERN)] | UnsetType = UNSET
+    page_id: _matching(PAGE_ID, description="The page view's id, shared by its events.") | UnsetType = UNSET
     ts: Annotated[FiniteNumber, Meta(description=(
         "The page's clock, epoch milliseconds. Only differences within one request count: each event is stored "
         "at the time of receipt less how much earlier than the request's latest event it was stamped "
@@ -144,17 +147,33 @@ class ServerBatch(Struct, forbid_unknown_fields=True):
     events: Annotated[list[Raw], Meta(min_length=1, max_length=MAX_EVENTS_PER_REQUEST)]
 
 
-# The OpenAPI view of the batch: its events are ServerEvents (decoded one by one, see ServerBatch).
-class _ServerBatchSchema(Struct, forbid_unknown_fields=True):
+class BrowserBatch(Struct, forbid_unknown_fields=True):
+    """The body of POST /collect, sent by the tracking script (as text/plain to avoid a CORS
+    preflight). The beacon reads the site first (an unknown site or origin is refused before the
+    shape is looked at), then this shape; each event is checked on its own."""
+
+    site: Annotated[str, Meta(extra_json_schema={"format": "uuid"}, description="The site's id.")]
+    events: Annotated[list[BrowserEvent], Meta(min_length=1, max_length=MAX_BROWSER_EVENTS_PER_REQUEST)]
+    visitor: VisitorCookie | UnsetType = UNSET
+
+
+# The document's view of a server batch: its events are ServerEvents (decoded one by one later).
+class _ServerBatchDocument(Struct, forbid_unknown_fields=True):
+    """The body of POST /collect/server: each event is checked on its own, and a refused one is
+    listed in the answer while the others are stored."""
+
     events: Annotated[list[ServerEvent], Meta(min_length=1, max_length=MAX_EVENTS_PER_REQUEST)]
 
 
 def schema_components() -> dict[str, dict]:
     """The OpenAPI 3.1 schemas of the event model, by component name, as msgspec generates them from
-    the Structs above: ServerEvent, ServerBatch, BrowserEvent, Item, BrowserItem."""
+    the Structs above: ServerBatch, ServerEvent, Item, BrowserBatch, BrowserEvent, BrowserItem."""
     _, components = msgspec.json.schema_components(
-        [_ServerBatchSchema, BrowserEvent], ref_template="#/components/schemas/{name}")
-    components["ServerBatch"] = components.pop("_ServerBatchSchema")
+        [_ServerBatchDocument, BrowserBatch], ref_template="#/components/schemas/{name}")
+    components["ServerBatch"] = components.pop(_ServerBatchDocument.__name__)
     components["ServerBatch"]["title"] = "ServerBatch"
-    components["ServerBatch"]["description"] = "The body of POST /collect/server."
+    for schema in components.values():  # docstrings as one paragraph
+        if "description" in schema:
+            schema["description"] = " ".join(schema["description"].split())
     return components
+
