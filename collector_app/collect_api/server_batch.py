@@ -61,6 +61,7 @@ class Batch:
     key_hash: str | None
     request_hash: str
     now: datetime
+    escapes: bool = True  # whether the body holds a \u escape (without, no event holds NUL or a surrogate)
 
 
 def payload_too_large() -> ApiError:
@@ -157,12 +158,12 @@ class ServerBatches:
             raise ApiError(429, "rate_limited", "This server key is over its events-per-minute limit.",
                            {"limit_per_minute": started.identity.rate_limit_per_minute},
                            headers={"Retry-After": str(int(started.retry_after))})
-        return Batch(started.identity, events, key_hash, request_hash, now)
+        return Batch(started.identity, events, key_hash, request_hash, now, b"\\u" in body)
 
     def rows(self, batch: Batch) -> tuple[list[tuple], dict, IdempotencyRecord | None]:
         """The rows to write, the 202's document, and the idempotency record to store with them."""
         try:
-            rows, rejected = self.service.server_rows(batch.identity, batch.events, batch.now)
+            rows, rejected = self.service.server_rows(batch.identity, batch.events, batch.now, batch.escapes)
         except SaltUnavailable:
             raise database_unavailable() from None
         response = {"accepted": len(rows), "rejected": rejected}

@@ -60,7 +60,7 @@ CURRENCY = re.compile(r"[A-Z]{3}")
 # make the whole group commit fail, so they are refused at the edge.
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# JSON writes both only as \u escapes: an event without one holds neither (see _escaped).
+# JSON writes both only as \u escapes: an event without one holds neither (see check_server_event).
 _ESCAPE = b"\\u"
 _MISSING = object()
 
@@ -183,12 +183,12 @@ def _cut(text: str, limit: int) -> str:
 _server_decoder = msgspec.json.Decoder(ServerEvent)
 
 
-def _decoded(event, struct: type, decoder: msgspec.json.Decoder | None):
+def _decoded(event, struct: type, decoder: msgspec.json.Decoder | None, escapes: bool = True):
     """The event as its Struct, and whether it may hold a NUL or a surrogate; None when the types
     refuse it. A Raw is decoded from its JSON, anything else converted from Python objects."""
     try:
         if decoder is not None and isinstance(event, Raw):
-            return decoder.decode(event), _ESCAPE in bytes(event)
+            return decoder.decode(event), escapes and _ESCAPE in bytes(event)
         return msgspec.convert(event, struct), True
     except (msgspec.ValidationError, msgspec.DecodeError, UnicodeError):
         return None, True
@@ -204,11 +204,14 @@ def _python_value(event):
         return _MISSING
 
 
-def check_server_event(event, *, now: datetime, accept_user_id: bool) -> tuple[ServerEvent, datetime]:
+def check_server_event(event, *, now: datetime, accept_user_id: bool,
+                       escapes: bool = True) -> tuple[ServerEvent, datetime]:
     """Decode and check one event of `POST /collect/server` (undecoded JSON as a `msgspec.Raw`, or
     Python objects); returns it, with its name set and its address canonical, and its time. The
-    caller derives the visitor from ip and user_agent, and drops them. Raises EventRefused."""
-    decoded, escaped = _decoded(event, ServerEvent, _server_decoder)
+    caller derives the visitor from ip and user_agent, and drops them. Raises EventRefused.
+    `escapes` False: the request's body holds no \\u escape, so no Raw event of it holds a NUL or
+    a surrogate, and their strings need no look."""
+    decoded, escaped = _decoded(event, ServerEvent, _server_decoder, escapes)
     if decoded is None:
         raise _Refusals(ServerEvent, _SERVER_FIELDS).of(_python_value(event), now=now, accept_user_id=accept_user_id)
     # Each rule in the order of the Struct's fields (`_Refusals` reports in that order too).

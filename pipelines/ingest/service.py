@@ -122,17 +122,19 @@ class Ingestion:
                 raise
             return ServerRequest(identity)
 
-    def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime) -> tuple[list[tuple], list[dict]]:
+    def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime,
+                    escapes: bool = True) -> tuple[list[tuple], list[dict]]:
         """Check each event (undecoded JSON, `msgspec.Raw`, or Python objects) and derive its row.
         Returns (rows, rejected) where rejected holds `{index, code, message}` per refused event.
-        The IP and user agent end here."""
+        `escapes` False: the body holds no \\u escape (see `check_server_event`). The IP and user
+        agent end here."""
         site_id = str(identity.site_id)
         salt = self.salts.cached(utc_day(now))
         accept_user_id = identity.accept_user_id
         rows, rejected = [], []
         for index, event in enumerate(events):
             try:
-                e, occurred_at = check_server_event(event, now=now, accept_user_id=accept_user_id)
+                e, occurred_at = check_server_event(event, now=now, accept_user_id=accept_user_id, escapes=escapes)
             except EventRefused as refused:
                 rejected.append({"index": index, "code": refused.code, "message": refused.message})
                 continue
