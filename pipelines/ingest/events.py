@@ -41,11 +41,11 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Raw
 
-from pipelines.ingest.json_bodies import parse_json
 from pipelines.ingest.event_model import (MAX_AMOUNT, MAX_BROWSER_EVENTS_PER_REQUEST, MAX_EVENTS_PER_REQUEST,
-                                          MAX_ITEM_TEXT_LENGTH, MAX_ITEMS, MAX_PROP_VALUE_LENGTH, MAX_PROPS,
-                                          MAX_TITLE_LENGTH, MAX_URL_LENGTH, BrowserEvent, BrowserItem, Item,
-                                          PropName, ServerEvent)
+                                          MAX_ITEM_TEXT_LENGTH, MAX_ITEMS, MAX_PROP_KEY_LENGTH,
+                                          MAX_PROP_VALUE_LENGTH, MAX_PROPS, MAX_TITLE_LENGTH, MAX_URL_LENGTH,
+                                          BrowserEvent, BrowserItem, Item, ServerEvent)
+from pipelines.ingest.json_bodies import parse_json
 
 __all__ = ["MAX_EVENTS_PER_REQUEST", "MAX_BROWSER_EVENTS_PER_REQUEST", "VISITOR_COOKIE", "EventRefused",
            "canonical_ip", "check_server_event", "check_browser_event", "browser_event_times"]
@@ -87,8 +87,7 @@ def canonical_ip(value: Any) -> str | None:
     return None
 
 
-# --- the rules types cannot say, each once; `escaped` False: the event holds no \u escape, so no
-# NUL and no surrogate, and the check of every string is skipped.
+# --- the rules types cannot say, each once
 
 def _storable(field: str, value: str) -> None:
     # isascii() reads a flag of the string object: the common case skips the regular expression.
@@ -128,8 +127,7 @@ def _occurred_at(at, now: datetime) -> datetime:
 def _props_storable(props: dict) -> None:
     for key, value in props.items():
         if ("\x00" in key) if key.isascii() else _UNSTORABLE.search(key) is not None:
-            raise EventRefused("invalid_value", f"property names must be 1 to {PropName.__metadata__[0].max_length} "
-                                                "characters")
+            raise EventRefused("invalid_value", f"property names must be 1 to {MAX_PROP_KEY_LENGTH} characters")
         if value.__class__ is str:
             _storable("a property value", value)
 
@@ -162,7 +160,7 @@ def _item(item, escaped: bool) -> None:
         raise EventRefused("missing_field", "each item needs an id or a name")
 
 
-def _user_id(user_id: str, accept_user_id: bool) -> None:
+def _user_id_accepted(accept_user_id: bool) -> None:
     if not accept_user_id:
         raise EventRefused("user_id_not_accepted", "this site does not accept signed-in visitors: omit user_id")
 
@@ -213,7 +211,7 @@ def check_server_event(event, *, now: datetime, accept_user_id: bool,
     a surrogate, and their strings need no look."""
     decoded, escaped = _decoded(event, ServerEvent, _server_decoder, escapes)
     if decoded is None:
-        raise _Refusals(ServerEvent, _SERVER_FIELDS).of(_python_value(event), now=now, accept_user_id=accept_user_id)
+        raise _SERVER_REFUSALS.of(_python_value(event), now=now, accept_user_id=accept_user_id)
     # Each rule in the order of the Struct's fields (`_Refusals` reports in that order too).
     decoded.name = _name(decoded.type, decoded.name)
     occurred_at = now if decoded.at is UNSET else _occurred_at(decoded.at, now)
@@ -233,7 +231,7 @@ def check_server_event(event, *, now: datetime, accept_user_id: bool,
     if decoded.user_id:
         if escaped:
             _storable("user_id", decoded.user_id)
-        _user_id(decoded.user_id, accept_user_id)
+        _user_id_accepted(accept_user_id)
     if decoded.ip is not UNSET:
         decoded.ip = _ip(decoded.ip)
     if escaped and decoded.user_agent:
@@ -247,7 +245,7 @@ def check_browser_event(event) -> BrowserEvent:
     `browser_event_times`'."""
     decoded, _ = _decoded(event, BrowserEvent, None)
     if decoded is None:
-        raise _Refusals(BrowserEvent, _BROWSER_FIELDS, cut=True).of(event)
+        raise _BROWSER_REFUSALS.of(event)
     decoded.name = _name(decoded.type, decoded.name)
     for field, limit in (("url", MAX_URL_LENGTH), ("referrer", MAX_URL_LENGTH), ("title", MAX_TITLE_LENGTH)):
         value = getattr(decoded, field)
@@ -338,17 +336,13 @@ def _is_type_error(problem: str) -> bool:
     return ", got `" in problem
 
 
-def _number_problem(problem: str) -> bool:
-    # "Expected `float` < 1000000000000.0": a bound of a number; a non-finite one is a wrong type.
-    return problem.startswith(("Expected `int` ", "Expected `float` ")) and not _is_type_error(problem)
-
-
 class _Refusals:
     """The first rule an event breaks, found field by field (see the module's docstring)."""
 
-    def __init__(self, struct: type, kinds: dict[str, str], cut: bool = False):
-        self.struct, self.kinds, self.cut = struct, kinds, cut
+    def __init__(self, struct: type, item: type, kinds: dict[str, str]):
+        self.kinds, self.item = kinds, item
         self.hints = typing.get_type_hints(struct, include_extras=True)
+        self.item_hints = typing.get_type_hints(item, include_extras=True)
 
     def of(self, event, now: datetime | None = None, accept_user_id: bool = False) -> EventRefused:
         try:
@@ -386,7 +380,7 @@ class _Refusals:
                 if rule in ("text", "user_id"):
                     _storable(field, value)
                 if rule == "user_id":
-                    _user_id(value, accept_user_id)
+                    _user_id_accepted(accept_user_id)
 
     def _typed(self, field: str, rule: str, value) -> None:
         if rule == "props":
@@ -419,8 +413,7 @@ class _Refusals:
         key_hint, value_hint = typing.get_args(typing.get_args(hint)[0])
         for key, value in props.items():
             if _problem(key, key_hint) is not None or _UNSTORABLE.search(key):
-                raise EventRefused("invalid_value", f"property names must be 1 to {PropName.__metadata__[0].max_length} "
-                                                    "characters")
+                raise EventRefused("invalid_value", f"property names must be 1 to {MAX_PROP_KEY_LENGTH} characters")
             if value is None:
                 raise EventRefused("null_value", "props holds a null: omit a missing property instead")
             problem = _problem(value, value_hint)
@@ -434,13 +427,12 @@ class _Refusals:
         _commerce(props)
 
     def _items(self, items) -> None:
-        item_struct = BrowserItem if self.cut else Item
-        hints = typing.get_type_hints(item_struct, include_extras=True)
+        hints = self.item_hints
         if not isinstance(items, list):
             raise EventRefused("invalid_type", "items must be an array")
         problem = _problem(items, typing.get_args(self.hints["items"])[0])
         if problem is None:
-            for item in msgspec.convert(items, list[item_struct]):
+            for item in msgspec.convert(items, list[self.item]):
                 _item(item, True)
             return
         if len(items) > MAX_ITEMS:
@@ -475,3 +467,7 @@ def _text_refusal(field: str, problem: str) -> EventRefused:
     if at_most:
         return EventRefused("too_long", f"{field} must be at most {at_most.group(1)} characters")
     return EventRefused("invalid_value", f"{field} must not be empty (omit it instead)")
+
+
+_SERVER_REFUSALS = _Refusals(ServerEvent, Item, _SERVER_FIELDS)
+_BROWSER_REFUSALS = _Refusals(BrowserEvent, BrowserItem, _BROWSER_FIELDS)
