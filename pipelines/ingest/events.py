@@ -79,12 +79,27 @@ def canonical_ip(value: Any) -> str | None:
     None when `value` is not an IPv4 or IPv6 address. inet_pton is strict and fast."""
     if not isinstance(value, str) or len(value) > 45:
         return None
-    for family in (socket.AF_INET, socket.AF_INET6) if ":" not in value else (socket.AF_INET6,):
-        try:
-            return socket.inet_ntop(family, socket.inet_pton(family, value))
-        except (OSError, ValueError):
-            continue
-    return None
+    try:
+        if ":" in value:
+            return socket.inet_ntop(socket.AF_INET6, socket.inet_pton(socket.AF_INET6, value))
+        packed = socket.inet_pton(socket.AF_INET, value)
+    except (OSError, ValueError):
+        return None
+    return value if _IPV4_TEXT_IS_CANONICAL else socket.inet_ntop(socket.AF_INET, packed)
+
+
+def _ipv4_text_is_canonical() -> bool:
+    """Whether this C library's inet_pton takes IPv4 only in canonical form (four decimal numbers
+    without leading zeros, as glibc's and musl's do): then an address it takes is its own canonical
+    text, and inet_ntop (a third of the check's time) is skipped."""
+    try:
+        socket.inet_pton(socket.AF_INET, "01.2.3.4")
+    except OSError:
+        return True
+    return False
+
+
+_IPV4_TEXT_IS_CANONICAL = _ipv4_text_is_canonical()
 
 
 # --- the rules types cannot say, each once
