@@ -77,7 +77,13 @@ Props = Annotated[dict[PropName, Annotated[str, Meta(max_length=MAX_PROP_VALUE_L
 BrowserProps = Annotated[dict[PropName, str | FiniteNumber | bool], Meta(max_length=MAX_PROPS)]
 
 
-class Item(Struct, forbid_unknown_fields=True, omit_defaults=True):
+# gc=False: a hundred events per request are not tracked by the garbage collector (0.3 us each, and
+# fewer collections). Safe as long as no event refers back to itself: its fields are text, numbers,
+# dicts of those, and items, which are alike.
+_EVENT_PART = {"forbid_unknown_fields": True, "omit_defaults": True, "gc": False}
+
+
+class Item(Struct, **_EVENT_PART):
     """A product of a commerce event: an id or a name at least."""
 
     id: _text(MAX_ITEM_TEXT_LENGTH) | UnsetType = UNSET
@@ -86,7 +92,7 @@ class Item(Struct, forbid_unknown_fields=True, omit_defaults=True):
     quantity: Amount | UnsetType = UNSET
 
 
-class BrowserItem(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class BrowserItem(Struct, **_EVENT_PART):
     """An item as the tracking script sends it: id and name past 200 characters are cut."""
 
     id: _text(None) | UnsetType = UNSET
@@ -95,7 +101,7 @@ class BrowserItem(Struct, forbid_unknown_fields=True, omit_defaults=True):
     quantity: Amount | UnsetType = UNSET
 
 
-class ServerEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class ServerEvent(Struct, **_EVENT_PART):
     """A missing field is omitted, never null. Without visitor and without ip/user_agent the event is
     stored without a visitor (visitor_kind none). Fields are checked in this order: the first rule
     an event breaks is the one reported."""
@@ -120,7 +126,7 @@ class ServerEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
         | UnsetType = UNSET
 
 
-class BrowserEvent(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class BrowserEvent(Struct, **_EVENT_PART):
     """An event of the tracking script (collector_app/tracker/README.md). Text past the server
     event's limits (url, referrer, title, property values, item id and name) is cut, not refused."""
 
