@@ -24,7 +24,6 @@ from typing import Any, Callable
 
 import psycopg
 from psycopg import pq
-from psycopg._copy_base import TextFormatter, format_row_text
 from psycopg.copy import Copy
 from psycopg.generators import execute
 from psycopg.types.json import Jsonb
@@ -34,6 +33,11 @@ from pipelines.database.connection import DatabaseUnavailable, connect
 from pipelines.ingest.erased import drop_erased
 from pipelines.ingest.rows import COLUMNS, as_rows
 from pipelines.ingest.spool import SpoolSegment, pending_segments, replay_directory
+
+try:  # psycopg's own row formatter (C with psycopg[binary]); see write_rows
+    from psycopg._copy_base import TextFormatter, format_row_text
+except ImportError:  # another layout of psycopg's internals: Copy.write_row, row by row
+    TextFormatter = format_row_text = None
 
 _log = logging.getLogger(__name__)
 
@@ -62,10 +66,10 @@ _COPY_CHUNK = 1 << 20
 def write_rows(copy: Copy, rows: Iterable[tuple]) -> None:
     """Rows (tuples of text or None in COLUMNS order) into an open COPY, formatted and escaped by
     psycopg's C row formatter called directly: `Copy.write_row` wraps it in two Python calls per row,
-    which cost about as much as the formatting (psycopg internals, as in `commit_units`: checked on
-    3.2 and 3.3; any other formatter goes through `write_row`)."""
-    formatter = copy.formatter
-    if type(formatter) is not TextFormatter:
+    a tenth of the formatting's cost (psycopg internals, as in `commit_units`: checked on
+    3.3; without them, or for another formatter, rows go through `write_row`)."""
+    formatter = getattr(copy, "formatter", None)
+    if TextFormatter is None or type(formatter) is not TextFormatter:
         for row in rows:
             copy.write_row(row)
         return
