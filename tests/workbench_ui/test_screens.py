@@ -11,7 +11,8 @@ from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 HEADINGS = {
-    "/": {"en": "Browse", "fr": "Parcourir", "es": "Explorar"},
+    "/": {"en": "Home", "fr": "Accueil", "es": "Inicio"},
+    "/browse": {"en": "Browse", "fr": "Parcourir", "es": "Explorar"},
     "/sql": {"en": "New SQL query", "fr": "Nouvelle requête SQL", "es": "Nueva consulta SQL"},
     "/data": {"en": "Data", "fr": "Données", "es": "Datos"},
     "/history": {"en": "History", "fr": "Historique", "es": "Historial"},
