@@ -79,7 +79,7 @@ def test_the_people_screen_in_each_language_passes_axe(page, stack, language):
     email = f"people-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language], exact=True).click()
+    open_administration(page, TITLE[language], language)
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     page.get_by_role("row", name=email).get_by_role("button").click()
     expect(page.get_by_role("heading", name=email)).to_be_visible()

@@ -29,6 +29,6 @@ def test_the_settings_screen_in_each_language_passes_axe(page, stack, language):
     email = f"settings-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language], exact=True).click()
+    open_administration(page, TITLE[language], language)
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     check_accessibility(page, f"settings ({language})")

@@ -3,6 +3,7 @@
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet } from "react-router";
 import styles from "./AdminLayout.module.css";
+import menu from "./AppLayout.module.css"; // the links look like the main menu's
 import { useSession } from "./session";
 
 /** The administration screens, in the order of their sub-navigation (paths as routed in App.tsx). */
@@ -31,7 +32,7 @@ export function AdminLayout() {
         <ul>
           {ADMIN_LINKS.map((link) => (
             <li key={link.to}>
-              <NavLink to={link.to} className={({ isActive }) => (isActive ? `${styles.link} ${styles.active}` : styles.link)}>
+              <NavLink to={link.to} className={({ isActive }) => (isActive ? `${menu.link} ${menu.active}` : menu.link)}>
                 {t(link.label)}
               </NavLink>
             </li>

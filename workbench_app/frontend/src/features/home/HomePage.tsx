@@ -19,8 +19,8 @@ export default function HomePage() {
       <section aria-labelledby="home-start" className={styles.section}>
         <h2 id="home-start">{t("home.start")}</h2>
         <p className={styles.actions}>
-          <Link className={styles.action} to="/question/new">{t("nav.newQuestion")}</Link>
-          <Link className={styles.action} to="/sql">{t("nav.newSql")}</Link>
+          <Link className={styles.action} to="/question/new">{t("home.newQuestion")}</Link>
+          <Link className={styles.action} to="/sql">{t("home.newSql")}</Link>
           <Link className={styles.action} to="/browse">{t("home.browse")}</Link>
         </p>
       </section>
