@@ -59,7 +59,8 @@ def test_pins_are_for_everyone_who_may_read_them_and_only_administrators_pin(app
     assert admin.put("/home/pins/dashboards/999999").status_code == 404
     ok(admin.delete(f"/home/pins/dashboards/{board}"), 204)
     assert ok(reader.get("/home"))["pinned"] == []
-    assert [e["action"] for e in ok(admin.get("/audit?action=home."))["entries"]][:2] == ["home.unpinned", "home.pinned"]
+    audited = [entry["action"] for entry in ok(admin.get("/audit?action=home."))["entries"]]
+    assert audited[:2] == ["home.unpinned", "home.pinned"]
 
 
 def test_next_steps_are_ticked_off_as_they_are_done(app, admin, warehouse, tmp_path):

@@ -13,7 +13,8 @@ from workbench_app.records import audit_log
 
 
 def listing(conn: psycopg.Connection, identity: Identity) -> list[dict[str, Any]]:
-    rows = conn.execute("select kind, item_id, pinned_at from pinned_items order by pinned_at, kind, item_id").fetchall()
+    rows = conn.execute(
+        "select kind, item_id, pinned_at from pinned_items order by pinned_at, kind, item_id").fetchall()
     return items.describe(conn, identity, rows)
 
 
