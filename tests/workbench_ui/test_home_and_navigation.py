@@ -78,3 +78,17 @@ def test_an_administrator_pins_a_dashboard_for_everyone(page, stack, browser):
     pinned.get_by_role("button", name="Unpin “Weekly review”").click()
     expect(pinned.get_by_role("link", name="Weekly review")).to_have_count(0)
     expect(pinned.get_by_role("link", name=re.compile("Demo dashboard"))).to_be_visible()
+
+
+def test_an_administrator_pins_a_question_from_the_editor(page, stack):
+    question = stack.ok("POST", "/questions", json={"name": "Visits this week", "sql": "SELECT 1 AS one"})
+    sign_in(page, path=f"/sql?question={question['question_id']}")
+    expect(page.get_by_role("heading", name="Visits this week")).to_be_visible()
+    page.get_by_role("button", name="Pin on the home page").click()
+    expect(page.get_by_role("button", name="Unpin from the home page")).to_be_visible()
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Home").click()
+    pinned = section(page, "Pinned for everyone")
+    expect(pinned.get_by_role("link", name="Visits this week")).to_have_attribute(
+        "href", f"/questions/{question['question_id']}")
+    pinned.get_by_role("button", name="Unpin “Visits this week”").click()
+    expect(pinned.get_by_role("link", name="Visits this week")).to_have_count(0)
