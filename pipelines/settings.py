@@ -4,6 +4,7 @@ Every component receives a `Settings` object; nothing else reads `os.environ` fo
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -80,6 +81,28 @@ def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str,
     return raw
 
 
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+def _name_map(env: Mapping[str, str], name: str, value_pattern: re.Pattern | None = None,
+              ) -> tuple[tuple[str, str], ...]:
+    """A JSON object of names to names (up to 100 pairs), as sorted pairs: the settings stay hashable."""
+    raw = env.get(name)
+    if raw in (None, ""):
+        return ()
+    example = '{"region": "region"}'
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a JSON object such as {example}, got {raw!r}") from None
+    if not isinstance(value, dict) or len(value) > 100 or not all(
+            isinstance(key, str) and isinstance(item, str) and 0 < len(key) <= 200 and 0 < len(item) <= 200
+            and (value_pattern is None or value_pattern.fullmatch(item)) for key, item in value.items()):
+        requirement = "attribute names (letters, digits, _)" if value_pattern else "names"
+        raise SettingsError(f"{name} must be a JSON object of up to 100 claim names to {requirement}, got {raw!r}")
+    return tuple(sorted(value.items()))
+
+
 def _path(env: Mapping[str, str], name: str, default: str) -> str:
     raw = env.get(name) or default
     if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", raw):
@@ -145,6 +168,9 @@ class Settings:
     oidc_client_secret: str | None = field(default=None, repr=False)
     oidc_scopes: str = "openid email profile"
     oidc_display_name: str = "OpenID Connect"
+    #: Claim -> user attribute, and directory group -> workbench group (JSON objects in the environment).
+    oidc_attribute_claims: tuple[tuple[str, str], ...] = ()
+    oidc_group_mapping: tuple[tuple[str, str], ...] = ()
     # The lake (Parquet beside PostgreSQL): its folder (a mounted shared filesystem on a cluster; None:
     # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
     lake_dir: Path | None = None
@@ -195,6 +221,8 @@ class Settings:
             oidc_client_secret=env.get("ANALYTICS_OIDC_CLIENT_SECRET") or None,
             oidc_scopes=env.get("ANALYTICS_OIDC_SCOPES") or "openid email profile",
             oidc_display_name=env.get("ANALYTICS_OIDC_PROVIDER_NAME") or "OpenID Connect",
+            oidc_attribute_claims=_name_map(env, "ANALYTICS_OIDC_ATTRIBUTE_CLAIMS", _ATTRIBUTE_NAME),
+            oidc_group_mapping=_name_map(env, "ANALYTICS_OIDC_GROUP_MAPPING"),
             lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
             workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
         )

@@ -20,6 +20,8 @@ def test_the_demo_folder_holds_the_questions_and_a_dashboard_over_them(admin, wo
     dashboard = next(d for d in ok(admin.get("/dashboards"))["dashboards"] if d["name"] == DASHBOARD_NAME)
     cards = ok(admin.get(f"/dashboards/{dashboard['dashboard_id']}"))["cards"]
     assert sorted(c["question_id"] for c in cards) == sorted(q["question_id"] for q in saved)
+    # Pinned for everyone: the first thing on the home page.
+    assert [(p["kind"], p["id"]) for p in ok(admin.get("/home"))["pinned"]] == [("dashboard", dashboard["dashboard_id"])]
 
 
 def test_people_s_changes_are_never_overwritten(admin, workbench_db):

@@ -22,6 +22,7 @@ from workbench_app.api import (
 )
 from workbench_app.api.authentication import authenticate_request, services
 from workbench_app.assistant import routes as assistant_routes
+from workbench_app.home import routes as home_routes
 from workbench_app.sharing import routes as sharing_routes
 from workbench_app.api.errors import register_error_handlers
 
@@ -35,7 +36,8 @@ def register_api(app: Flask) -> None:
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
-                   themes_routes, print_routes, single_sign_on_routes, sharing_routes):
+                   themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes):
         api.register_blueprint(module.blueprint)
+    api.after_request(home_routes.remember_visit)
     app.register_blueprint(api)
     register_error_handlers(app)

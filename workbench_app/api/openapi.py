@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.home import openapi_paths as home_openapi
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
@@ -500,6 +501,7 @@ def _paths() -> dict[str, Any]:
         **printing_openapi.paths(op, _also),
         **sso_openapi.paths(op, _also, _body),
         **sharing_openapi.paths(op, _also, _body),
+        **home_openapi.paths(op, _also),
     }
 
 
@@ -549,6 +551,7 @@ def document() -> dict[str, Any]:
                 **themes_openapi.SCHEMAS,
                 **sso_openapi.SCHEMAS,
                 **sharing_openapi.SCHEMAS,
+                **home_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

@@ -80,7 +80,7 @@ export default function BrowsePage() {
       setPending(null);
       await queryClient.invalidateQueries({ queryKey: ["questions"] });
       await queryClient.invalidateQueries({ queryKey: ["folders"] });
-      if (action.kind === "delete-folder") void navigate("/");
+      if (action.kind === "delete-folder") void navigate("/browse");
     },
   });
 
