@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pipelines.lake.layout import ANALYTICS, DAY, RAW_EVENTS, SITE_DAY, WHOLE
 
 # Event-time columns, in order of preference: the day of a row is the UTC day of the first present.
-DAY_COLUMNS = ("occurred_at", "visit_start", "converted_at", "ordered_at", "visit_date")
+DAY_COLUMNS = ("occurred_at", "visit_start", "converted_at", "ordered_at", "visit_date", "first_scrolled_at")
 # No lake file may hold one of these (DESIGN.md: the IP address and the user agent are dropped at
 # collection); a table that gained one is refused rather than exported.
 FORBIDDEN_COLUMNS = frozenset({"ip", "ip_address", "remote_addr", "client_ip", "user_agent", "ua"})
