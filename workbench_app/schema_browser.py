@@ -19,12 +19,28 @@ def datasources(session: Session) -> list[dict[str, Any]]:
     counts: dict[str, int] = {}
     for info, _ in _visible(session):
         counts[info.table.catalog] = counts.get(info.table.catalog, 0) + 1
-    return [{"name": name, "tables": counts[name]} for name in sorted(counts, key=str.lower)]
+    lakes = session.engine.lake_freshness()
+    listed = []
+    for name in sorted(counts, key=str.lower):
+        entry = {"name": name, "tables": counts[name]}
+        tables = lakes.get(name.lower())
+        if tables is not None and all(fresh.source == "postgres" for fresh in tables.values()):
+            entry["warning"] = "lake_unavailable"  # read from PostgreSQL instead (the Data screen says so)
+        listed.append(entry)
+    return listed
 
 
-def _table(info, columns, with_columns: bool) -> dict[str, Any]:
+def _freshness(session: Session, info) -> dict[str, Any] | None:
+    """Where a table of a lake catalog is read from and how fresh that is (None elsewhere)."""
+    fresh = session.engine.lake_freshness().get(info.table.catalog.lower(), {}).get(info.table.name)
+    return fresh.as_json() if fresh else None
+
+
+def _table(info, columns, with_columns: bool, freshness: dict[str, Any] | None = None) -> dict[str, Any]:
     table = {"catalog": info.table.catalog, "schema": info.table.schema, "table": info.table.name,
              "description": info.comment}
+    if freshness:
+        table["freshness"] = freshness
     if with_columns:
         table["columns"] = [{"name": c.name, "type": c.data_type, "masked": c.masked, "description": c.comment}
                             for c in columns]
@@ -32,7 +48,7 @@ def _table(info, columns, with_columns: bool) -> dict[str, Any]:
 
 
 def tables(session: Session, catalog: str | None = None, with_columns: bool = True) -> list[dict[str, Any]]:
-    return [_table(info, columns, with_columns) for info, columns in _visible(session)
+    return [_table(info, columns, with_columns, _freshness(session, info)) for info, columns in _visible(session)
             if catalog is None or info.table.catalog.lower() == catalog.lower()]
 
 
@@ -44,7 +60,7 @@ def search(session: Session, text: str, limit: int = 50) -> list[dict[str, Any]]
         table_hit = needle in info.table.name.lower() or needle in (info.comment or "").lower()
         matching = [c for c in columns if needle in c.name.lower() or needle in (c.comment or "").lower()]
         if table_hit or matching:
-            entry = _table(info, matching if not table_hit else columns, True)
+            entry = _table(info, matching if not table_hit else columns, True, _freshness(session, info))
             entry["matched"] = "table" if table_hit else "columns"
             found.append(entry)
         if len(found) >= limit:
@@ -62,5 +78,5 @@ def describe(session: Session, name: str) -> dict[str, Any] | None:
         if (len(parts) == 3 and tuple(parts) == key) or \
            (len(parts) == 2 and ((key[1], key[2]) == tuple(parts) or (key[0], key[2]) == tuple(parts))) or \
            (len(parts) == 1 and key == (default_catalog.lower(), default_schema.lower(), parts[0])):
-            return _table(info, columns, True)
+            return _table(info, columns, True, _freshness(session, info))
     return None

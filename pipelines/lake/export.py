@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -28,12 +29,13 @@ from typing import Iterable, Iterator
 import duckdb
 import psycopg
 import psycopg.conninfo
+import psycopg.sql
 
 from pipelines.database import connection
 from pipelines.duckdb_extensions import OFFLINE_CONFIG, load_extension
 from pipelines.lake.layout import (ANALYTICS, DATA_FILE, RAW_EVENTS, SITE_DAY, WHOLE, Lake, Partition, TableState,
                                    partition_of)
-from pipelines.lake.tables import LakeTable, lake_table
+from pipelines.lake.tables import NARROWING, LakeTable, lake_table
 from pipelines.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -302,7 +304,7 @@ class LakeWriter:
         partitions that came out empty. With `only`, partitions outside it are not touched."""
         result = ExportResult(table.name)
         columns = ", ".join(_quote(name) for name in table.column_names)
-        source = f"pg.{_quote(table.schema)}.{_quote(table.name)}"
+        source = self._narrowed_source(table, only) or f"pg.{_quote(table.schema)}.{_quote(table.name)}"
         stage = self.lake.staging_path(suffix="")
         try:
             if table.layout == WHOLE:
@@ -332,6 +334,31 @@ class LakeWriter:
         finally:
             shutil.rmtree(stage, ignore_errors=True)
         return result
+
+    def _narrowed_source(self, table: LakeTable, only: set[Partition] | None) -> str | None:
+        """For a view PostgreSQL cannot filter by day cheaply (tables.NARROWING), the rows of these
+        partitions' days read with their keys named, in PostgreSQL's own SQL; None otherwise."""
+        if only is None or table.schema != ANALYTICS or table.name not in NARROWING or table.layout != SITE_DAY:
+            return None
+        days = sorted({p.day for p in only if p.day is not None})
+        sites = sorted({p.site_id for p in only if p.site_id is not None})
+        if not days or not sites:
+            return None
+        key, keys_query = NARROWING[table.name]
+        low = datetime(days[0].year, days[0].month, days[0].day, tzinfo=timezone.utc)
+        high = datetime(days[-1].year, days[-1].month, days[-1].day, tzinfo=timezone.utc) + timedelta(days=1)
+        bounds = {"sites": [uuid.UUID(site) for site in sites], "low": low, "high": high}
+        keys = [value for (value,) in self.pg.execute(keys_query, bounds).fetchall()]
+        query = psycopg.sql.SQL("select {columns} from {table} where site_id = any({sites}) and {day} >= {low}"
+                                " and {day} < {high} and {key} = any({keys})").format(
+            columns=psycopg.sql.SQL(", ").join(psycopg.sql.Identifier(c) for c in table.column_names),
+            table=psycopg.sql.Identifier(table.schema, table.name), sites=psycopg.sql.Literal(bounds["sites"]),
+            day=psycopg.sql.Identifier(table.day_column), low=psycopg.sql.Literal(low),
+            high=psycopg.sql.Literal(high), key=psycopg.sql.Identifier(key),
+            keys=psycopg.sql.Literal(keys)).as_string(self.pg)
+        # The scanner's types, as the lake's other files have them (postgres_query may map some otherwise).
+        casts = ", ".join(f"CAST({_quote(name)} AS {kind}) AS {_quote(name)}" for name, kind in table.columns)
+        return f"(SELECT {casts} FROM postgres_query('pg', {_literal(query)}))"
 
     def _produced(self, stage: Path) -> dict[Partition, Path]:
         """The files a partitioned COPY wrote, one per partition (several are merged into one)."""

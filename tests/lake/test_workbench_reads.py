@@ -40,12 +40,12 @@ def test_the_lake_answers_like_postgres(built):
     settings = built["settings"]
     postgres = warehouse_engine(dataclasses.replace(settings, workbench_reads="postgres"))
     before = warehouse_engine(settings)
-    assert before.lake_freshness() == {}  # no lake yet: PostgreSQL, with the reason to show
-    assert catalogs.lake_warning(settings)
+    # No lake yet: every table from PostgreSQL, with the reason to show.
+    assert {(f.source, f.warning) for f in before.lake_freshness()["warehouse"].values()} == {("postgres", "not_in_lake")}
+    assert before.run(STATEMENTS[1], ADMIN).rows == postgres.run(STATEMENTS[1], ADMIN).rows
     with LakeWriter(settings).open() as writer:
         writer.refresh_views()
     lake = warehouse_engine(settings)
-    assert catalogs.lake_warning(settings) is None
     freshness = lake.lake_freshness()["warehouse"]
     assert freshness["visits"].source == "lake" and freshness["channel_rules"].source == "lake"
     assert freshness["event_sign_up"].source == "lake+postgres"  # today comes from PostgreSQL
@@ -113,8 +113,8 @@ def test_a_lake_that_cannot_be_read_falls_back_to_postgres(built, caplog):
     with caplog.at_level(logging.WARNING):
         engine = warehouse_engine(settings)
     freshness = engine.lake_freshness()["warehouse"]
-    assert freshness["orders"].source == "postgres" and freshness["orders"].warning
-    assert freshness["visits"].source == "postgres" and freshness["visits"].warning
+    assert (freshness["orders"].source, freshness["orders"].warning) == ("postgres", "not_in_lake")
+    assert (freshness["visits"].source, freshness["visits"].warning) == ("postgres", "unreadable")
     assert "visits" in caplog.text
     with psycopg.connect(built["url"]) as db:
         expected = db.execute("select count(*) from analytics.visits").fetchone()[0]

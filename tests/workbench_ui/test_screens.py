@@ -20,6 +20,7 @@ HEADINGS = {
     "/question/new": {"en": "New question", "fr": "Nouvelle question", "es": "Nueva pregunta"},
 }
 RUN = {"en": "Run", "fr": "Exécuter", "es": "Ejecutar"}
+LAKE = {"en": "Read from the lake.", "fr": "Lue depuis le lac.", "es": "Se lee del lago."}
 
 
 def open_sql_editor(page):
@@ -59,6 +60,7 @@ def test_every_main_screen_in_each_language_passes_axe(page, stack, language):
         if path == "/data":
             page.get_by_role("button", name="visits", exact=True).click()
             expect(page.get_by_role("rowheader", name="channel")).to_be_visible()
+            expect(page.get_by_test_id("table-freshness")).to_contain_text(LAKE[language])
         check_accessibility(page, f"{path} ({language})")
 
 
@@ -191,6 +193,9 @@ def test_data_screen_shows_descriptions_searches_and_samples(page):
     page.get_by_role("button", name="visits", exact=True).click()
     row = page.get_by_role("row", name=re.compile("^channel"))
     expect(row).to_contain_text("VARCHAR")
+    # The demo's build wrote the lake: the table says where it is read from and how fresh it is.
+    expect(page.get_by_test_id("table-freshness")).to_contain_text(
+        re.compile(r"Read from the lake\. The lake's copy was refreshed on .+; its newest day is \d{4}-\d{2}-\d{2}\."))
     page.get_by_label("Search tables and columns").fill("bounce")
     expect(page.get_by_role("button", name="visits", exact=True)).to_be_visible()
     expect(page.get_by_role("button", name="orders", exact=True)).to_have_count(0)

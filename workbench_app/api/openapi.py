@@ -203,11 +203,26 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "groups": {"type": "array", "items": _object({"group_id": _INT, "level": {"enum": ["view", "edit"]}})}}),
     "FolderList": _object({"folders": {"type": "array", "items": _ref("Folder")}}),
     "TableColumn": _object({"name": _STR, "type": _STR, "masked": {"type": "boolean"}, "description": _NULL_STR}),
+    "TableFreshness": _object({
+        "source": {"enum": ["lake", "lake+postgres", "postgres"],
+                   "description": "Where the table is read from: the lake's files, the lake and PostgreSQL for "
+                                  "the days after postgres_from, or PostgreSQL."},
+        "refreshed_at": {**_STR, "description": "When the lake's copy was last refreshed (ISO 8601, UTC)."},
+        "newest_day": {**_STR, "description": "The newest day the lake holds (YYYY-MM-DD)."},
+        "postgres_from": {**_STR, "description": "From this day on, rows come from PostgreSQL."},
+        "warning": {"enum": ["not_in_lake", "older_shape", "unreadable"],
+                    "description": "Why a table the lake should hold is read from PostgreSQL."}},
+        optional=("refreshed_at", "newest_day", "postgres_from", "warning")),
     "Table": _object({"catalog": _STR, "schema": _STR, "table": _STR, "description": _NULL_STR,
                       "columns": {"type": "array", "items": _ref("TableColumn")},
-                      "matched": {"enum": ["table", "columns"]}}, optional=("columns", "matched")),
+                      "matched": {"enum": ["table", "columns"]}, "freshness": _ref("TableFreshness")},
+                     optional=("columns", "matched", "freshness")),
     "TableList": _object({"tables": {"type": "array", "items": _ref("Table")}}),
-    "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
+    "DatasourceList": _object({"datasources": {"type": "array", "items": _object(
+        {"name": _STR, "tables": _INT,
+         "warning": {"enum": ["lake_unavailable"],
+                     "description": "The lake cannot be read or holds nothing yet: the tables come from PostgreSQL."}},
+        optional=("warning",))}}),
     "HistoryEntry": _object({
         "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
         "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]}, "sql_text": _STR,

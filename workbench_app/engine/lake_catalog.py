@@ -31,6 +31,12 @@ from pipelines.lake.tables import LIVE_PREFIX
 log = logging.getLogger(__name__)
 
 HIDDEN_SUFFIX = "__postgres"
+# Why a table is read from PostgreSQL (codes the Data screen words in the person's language).
+NOT_IN_LAKE = "not_in_lake"
+OLDER_SHAPE = "older_shape"
+UNREADABLE = "unreadable"
+WARNINGS = {NOT_IN_LAKE: "not in the lake yet", OLDER_SHAPE: "the lake has an older shape of this table",
+            UNREADABLE: "the lake's files of this table cannot be read"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class TableFreshness:
     refreshed_at: str | None = None
     newest_day: str | None = None
     postgres_from: str | None = None
+    #: Why a table the lake should hold is read from PostgreSQL: one of WARNINGS.
     warning: str | None = None
 
     def as_json(self) -> dict:
@@ -87,12 +94,11 @@ def attach_lake(connection: duckdb.DuckDBPyConnection, name: str, target: str,
         view = f"{_quote(name)}.{_quote(schema)}.{_quote(table)}"
         postgres_select = f"SELECT * FROM {_quote(hidden)}.{_quote(schema)}.{_quote(table)}"
         state = lake.read_state(ANALYTICS, table) if schema == ANALYTICS else None
-        fresh = TableFreshness("postgres", warning=None if state else "not in the lake yet")
+        fresh = TableFreshness("postgres", warning=None if state else NOT_IN_LAKE)
         body = postgres_select
         if state is not None:
             if [list(c) for c in state.columns] != [list(c) for c in columns]:
-                fresh = TableFreshness("postgres", state.refreshed_at, state.newest_day,
-                                       warning="the lake has an older shape of this table (refreshed at the next build)")
+                fresh = TableFreshness("postgres", state.refreshed_at, state.newest_day, warning=OLDER_SHAPE)
             else:
                 body, fresh = _lake_select(lake, state, postgres_select, today)
         try:
@@ -102,10 +108,9 @@ def attach_lake(connection: duckdb.DuckDBPyConnection, name: str, target: str,
             log.warning("lake table %s.%s cannot be read (%s): read from PostgreSQL", schema, table,
                         type(error).__name__)
             connection.execute(f"CREATE OR REPLACE VIEW {view} AS {postgres_select}")
-            fresh = TableFreshness("postgres", state.refreshed_at if state else None,
-                                   warning="the lake's files of this table cannot be read")
+            fresh = TableFreshness("postgres", state.refreshed_at if state else None, warning=UNREADABLE)
         if fresh.warning and state is not None:
-            log.warning("lake table %s.%s: %s", schema, table, fresh.warning)
+            log.warning("lake table %s.%s: %s: read from PostgreSQL", schema, table, WARNINGS[fresh.warning])
         _comment(connection, view, table_comment, column_comments)
         freshness[table] = fresh
     return freshness

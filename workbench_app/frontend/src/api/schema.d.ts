@@ -1751,6 +1751,24 @@ export interface components {
             masked: boolean;
             description: string | null;
         };
+        TableFreshness: {
+            /**
+             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
+             * @enum {unknown}
+             */
+            source: "lake" | "lake+postgres" | "postgres";
+            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
+            refreshed_at?: string;
+            /** @description The newest day the lake holds (YYYY-MM-DD). */
+            newest_day?: string;
+            /** @description From this day on, rows come from PostgreSQL. */
+            postgres_from?: string;
+            /**
+             * @description Why a table the lake should hold is read from PostgreSQL.
+             * @enum {unknown}
+             */
+            warning?: "not_in_lake" | "older_shape" | "unreadable";
+        };
         Table: {
             catalog: string;
             schema: string;
@@ -1759,6 +1777,7 @@ export interface components {
             columns?: components["schemas"]["TableColumn"][];
             /** @enum {unknown} */
             matched?: "table" | "columns";
+            freshness?: components["schemas"]["TableFreshness"];
         };
         TableList: {
             tables: components["schemas"]["Table"][];
@@ -1767,6 +1786,11 @@ export interface components {
             datasources: {
                 name: string;
                 tables: number;
+                /**
+                 * @description The lake cannot be read or holds nothing yet: the tables come from PostgreSQL.
+                 * @enum {unknown}
+                 */
+                warning?: "lake_unavailable";
             }[];
         };
         HistoryEntry: {

@@ -18,12 +18,21 @@ export interface SchemaColumn {
   description?: string | null;
 }
 
+export interface TableFreshness {
+  source: "lake" | "lake+postgres" | "postgres";
+  refreshed_at?: string;
+  newest_day?: string;
+  postgres_from?: string;
+  warning?: "not_in_lake" | "older_shape" | "unreadable";
+}
+
 export interface SchemaTable {
   catalog: string;
   schema: string;
   table: string;
   description?: string | null;
   columns?: SchemaColumn[];
+  freshness?: TableFreshness;
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -38,6 +47,22 @@ export function groupTables(tables: readonly SchemaTable[]): Map<string, Map<str
     grouped.set(table.catalog, schemas);
   }
   return grouped;
+}
+
+/** Where a warehouse table is read from (the lake, PostgreSQL) and how fresh that is. */
+function FreshnessNote({ freshness }: { freshness: TableFreshness }) {
+  const { t, i18n } = useTranslation();
+  const when = freshness.refreshed_at
+    ? new Date(freshness.refreshed_at).toLocaleString(i18n.language, { dateStyle: "medium", timeStyle: "short" })
+    : null;
+  const lines = [t(`data.freshness.${freshness.source}`, { day: freshness.postgres_from ?? "" })];
+  if (when) lines.push(t("data.freshness.refreshed", { when, day: freshness.newest_day ?? "—" }));
+  if (freshness.warning) lines.push(t(`data.freshness.warning.${freshness.warning}`));
+  return (
+    <p className={styles.freshness} data-testid="table-freshness" role={freshness.warning ? "status" : undefined}>
+      {lines.join(" ")}
+    </p>
+  );
 }
 
 export default function DataPage() {
@@ -97,6 +122,7 @@ export default function DataPage() {
           <>
             <h2>{current.catalog}.{current.schema}.{current.table}</h2>
             {current.description && <p className={styles.description}>{current.description}</p>}
+            {current.freshness && <FreshnessNote freshness={current.freshness} />}
             <table className={styles.columns}>
               <caption>{t("data.columns")}</caption>
               <thead>
