@@ -8,6 +8,7 @@ connection string and its password.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -21,6 +22,7 @@ import psycopg
 from pipelines.settings import Settings
 from workbench_app.engine import CatalogSource
 from workbench_app.engine.external_tables import SourceUnavailable
+from workbench_app.engine.lake_catalog import lake_postgres_conninfo
 from workbench_app.engine.offline_extensions import load_extension
 from workbench_app.errors import WorkbenchError
 from workbench_app.sources import catalogs
@@ -66,7 +68,7 @@ def run_test(settings: Settings, name: str, kind: str, options: dict[str, Any], 
     source = catalogs.catalog_source(settings, {"source_id": None, "name": name, "kind": kind, "options": options,
                                                 "sealed_secret": None, "password": password})
     try:
-        tables = _TESTS[source.kind](source)  # the warehouse is a postgres source
+        tables = _TESTS[source.kind](source)  # the warehouse is a postgres or a lake source
     except ConnectionProblem as problem:
         return {"ok": False, "error": failure(problem.reason)}
     return {"ok": True, "tables": tables}
@@ -175,5 +177,10 @@ def _sql_string(value: str) -> str:
     return value.replace("'", "''")
 
 
+def _lake(source: CatalogSource) -> int:
+    """The warehouse read through the lake: the PostgreSQL behind it must answer (files need no login)."""
+    return _postgres(dataclasses.replace(source, kind="postgres", target=lake_postgres_conninfo(source.target)))
+
+
 _TESTS = {"postgres": _postgres, "mysql": _mysql, "couchdb": _external, "snowflake": _external,
-          "sqlite": _sqlite, "duckdb": _duckdb, "files": _files}
+          "sqlite": _sqlite, "duckdb": _duckdb, "files": _files, "lake": _lake}
