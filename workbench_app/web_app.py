@@ -94,7 +94,4 @@ def add_security_headers(response: Response) -> Response:
 def register_web_app(app: Flask) -> None:
     app.url_map.converters["app_route"] = AppRoute
     app.register_blueprint(blueprint)
-    from workbench_app.sharing import embed_page  # imports this module: registered here, after it loaded
-
-    app.register_blueprint(embed_page.blueprint)
     app.after_request(add_security_headers)

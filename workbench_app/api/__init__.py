@@ -25,7 +25,7 @@ from workbench_app.assistant import routes as assistant_routes
 from workbench_app.sharing import routes as sharing_routes
 from workbench_app.api.errors import register_error_handlers
 
-PREFIX = "/api/v1"
+PREFIX = openapi.SERVER_URL  # the document's paths are relative to the mount point
 
 
 def register_api(app: Flask) -> None:
@@ -39,3 +39,11 @@ def register_api(app: Flask) -> None:
         api.register_blueprint(module.blueprint)
     app.register_blueprint(api)
     register_error_handlers(app)
+
+
+def api_document() -> dict:
+    """The OpenAPI document outside a request (`make api-types`, the client types' test), read from a
+    bare app that has only the API's blueprints."""
+    app = Flask(__name__)
+    register_api(app)
+    return openapi.document(app)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Flask, current_app, jsonify
 
+from workbench_app.api.public_views import public, public_operations
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
@@ -12,6 +13,8 @@ from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
 
 blueprint = Blueprint("openapi", __name__)
+# The paths below are relative to it.
+SERVER_URL = "/api/v1"
 
 _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _OBJECT = {"type": "object", "additionalProperties": True}
@@ -40,7 +43,7 @@ def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optiona
 
 
 def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = None, result: dict | None = None,
-               params: tuple[str, ...] = (), query: dict[str, dict] | None = None, public: bool = False) -> dict:
+               params: tuple[str, ...] = (), query: dict[str, dict] | None = None) -> dict:
     responses: dict[str, Any] = {}
     if ok == 204:
         responses["204"] = {"description": "Done"}
@@ -62,8 +65,6 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
         operation["requestBody"] = body
         responses["422"] = {"description": "The body is missing or not a JSON object; nothing changed",
                             "content": {"application/json": {"schema": _ERROR}}}
-    if public:
-        operation["security"] = []
     return operation
 
 
@@ -312,21 +313,21 @@ def _csv(operation: dict[str, Any]) -> dict[str, Any]:
 def _paths() -> dict[str, Any]:
     op = _operation
     return {
-        "/openapi.json": {"get": op("Get the API description", "meta", public=True)},
-        "/auth/token": {"post": _also(op("Sign in for a token", "accounts", ok=201, public=True,
+        "/openapi.json": {"get": op("Get the API description", "meta")},
+        "/auth/token": {"post": _also(op("Sign in for a token", "accounts", ok=201,
                                          result=_ref("NewToken"),
                                          body=_body({"email": _STRING, "password": _STRING, "name": _TEXT},
                                                     ("email", "password"))), _SLOWED_DOWN)},
         "/session": {
-            "post": _also(op("Sign in to the web application", "accounts", ok=201, public=True,
+            "post": _also(op("Sign in to the web application", "accounts", ok=201,
                              result=_ref("Session"), body=_body({"email": _STRING, "password": _STRING},
                                                                 ("email", "password"))), _SLOWED_DOWN, _JSON_ONLY),
             "get": op("Get the web session", "accounts", result=_ref("Session")),
             "delete": op("Sign out of the web application", "accounts", ok=204)},
         "/setup": {
-            "get": _setup(op("Check the setup link", "accounts", public=True, result=_ref("SetupState"),
+            "get": _setup(op("Check the setup link", "accounts", result=_ref("SetupState"),
                              query={"token": {"type": "string"}})),
-            "post": _also(_setup(op("Create the first administrator", "accounts", ok=201, public=True,
+            "post": _also(_setup(op("Create the first administrator", "accounts", ok=201,
                                     result=_ref("Session"), body=_body(
                                         {"token": _STRING, "email": _STRING,
                                          "password": {**_STRING, "minLength": 10}, "display_name": _TEXT,
@@ -348,10 +349,10 @@ def _paths() -> dict[str, Any]:
             "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
             body=_body({"purpose": {"enum": ["invite", "reset"], "description": "reset when left out"}})))},
         "/password-link/check": {"post": _also(op(
-            "Check a password link", "accounts", public=True, result=_object({"email": _STR, "purpose": {
+            "Check a password link", "accounts", result=_object({"email": _STR, "purpose": {
                 "enum": ["invite", "reset"]}}), body=_body({"token": _STRING}, ("token",))), _LINK_REFUSED, _JSON_ONLY)},
         "/password-link": {"post": _also(op(
-            "Set a password with a link", "accounts", ok=201, public=True, result=_ref("Session"),
+            "Set a password with a link", "accounts", ok=201, result=_ref("Session"),
             body=_body({"token": _STRING, "password": {**_STRING, "minLength": 10}}, ("token", "password"))),
             _LINK_REFUSED, _JSON_ONLY)},
         "/users/{user_id}/attributes": {"put": _person_only(op(
@@ -512,15 +513,23 @@ def _with_uri_too_long(paths: dict[str, Any]) -> dict[str, Any]:
     return paths
 
 
-def document() -> dict[str, Any]:
+def _public_without_security(paths: dict[str, Any], app: Flask) -> dict[str, Any]:
+    """`security: []` on the operations of the views marked public (public_views.py), and on no other."""
+    for path, method in public_operations(app.url_map.iter_rules(), app.view_functions, SERVER_URL):
+        paths[path][method]["security"] = []
+    return paths
+
+
+def document(app: Flask) -> dict[str, Any]:
+    """The document of the API registered on `app` (which views are public is read from it)."""
     return {
         "openapi": "3.1.0",
         "info": {"title": "Audience analytics workbench API", "version": "1.0.0",
                  "description": "Queries, saved content, sources and permissions of the analysis workbench. "
                                 "Every statement runs under the token owner's permissions."},
-        "servers": [{"url": "/api/v1"}],
+        "servers": [{"url": SERVER_URL}],
         "security": [{"bearer": []}, {"session": [], "csrf": []}],
-        "paths": _with_uri_too_long(_paths()),
+        "paths": _public_without_security(_with_uri_too_long(_paths()), app),
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer",
@@ -558,6 +567,7 @@ def document() -> dict[str, Any]:
     }
 
 
+@public
 @blueprint.get("/openapi.json")
 def openapi_document():
-    return jsonify(document())
+    return jsonify(document(current_app))

@@ -63,7 +63,6 @@ SCHEMAS: dict[str, Any] = {
 
 def _shared(operation: dict[str, Any], parameters: list[dict[str, Any]], *refusals: tuple[str, str],
             also=None) -> dict[str, Any]:
-    operation["security"] = []
     operation["parameters"] = parameters + operation.get("parameters", [])
     return also(operation, *refusals)
 

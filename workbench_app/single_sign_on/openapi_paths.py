@@ -35,7 +35,7 @@ SCHEMAS: dict[str, Any] = {
 
 
 def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:
-    return {"summary": summary, "tags": ["accounts"], "security": [],
+    return {"summary": summary, "tags": ["accounts"],
             "operationId": summary.lower().replace(" ", "_"),
             "parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
                            for name, schema in query.items()],
@@ -59,7 +59,7 @@ def paths(op, also, body) -> dict[str, Any]:
         "groups_by_name": _BOOL, "create_accounts": _BOOL, "password_sign_in": _BOOL,
         "break_glass_email": {**_NULLABLE_TEXT, "maxLength": 400}})
     return {
-        "/sso": {"get": op("Get the single sign-on offer", "accounts", public=True, result={
+        "/sso": {"get": op("Get the single sign-on offer", "accounts", result={
             "$ref": "#/components/schemas/SignOnOffer"})},
         # Unconstrained strings: whatever comes back from a provider is answered with a redirect to
         # the sign-in page (never a JSON refusal), so the document promises no 4xx for odd values.
