@@ -30,8 +30,8 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     from workbench_app.services import WorkbenchServices
 
     from workbench_app.i18n import init_languages
-    from workbench_app.sharing import embed_page
-    from workbench_app.web_app import register_web_app
+    from workbench_app.page_shell import embed_page
+    from workbench_app.page_shell.web_app import register_web_app
 
     services = WorkbenchServices(settings)
     app.extensions["workbench"] = services

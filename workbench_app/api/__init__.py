@@ -5,6 +5,7 @@ from flask import Blueprint, Flask
 
 from workbench_app.api import (
     accounts_routes,
+    assistant_routes,
     content_routes,
     dashboards_routes,
     openapi,
@@ -16,13 +17,12 @@ from workbench_app.api import (
     session_routes,
     settings_routes,
     setup_routes,
+    sharing_routes,
     single_sign_on_routes,
     sources_routes,
     themes_routes,
 )
 from workbench_app.api.authentication import authenticate_request, services
-from workbench_app.assistant import routes as assistant_routes
-from workbench_app.sharing import routes as sharing_routes
 from workbench_app.api.errors import register_error_handlers
 
 PREFIX = openapi.SERVER_URL  # the document's paths are relative to the mount point

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from workbench_app import csv_export
 from workbench_app import input_checks as check
-from workbench_app import native_sql, schema_browser
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import builder
 from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql, inline_values
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
+from workbench_app.statements import csv_export, native_sql, schema_browser
+from workbench_app.statements.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
 
 blueprint = Blueprint("query", __name__)
 MAX_SQL = 100_000

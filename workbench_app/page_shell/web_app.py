@@ -14,9 +14,9 @@ from pathlib import Path
 from flask import Blueprint, Flask, Response, request, send_from_directory, stream_with_context
 from werkzeug.routing import PathConverter
 
-from workbench_app import first_reads
+from workbench_app.page_shell import first_reads
 
-BUILD = Path(__file__).parent / "frontend" / "dist"
+BUILD = Path(__file__).parents[1] / "frontend" / "dist"
 ONE_YEAR = 365 * 24 * 3600
 
 
