@@ -12,13 +12,12 @@ import { QuestionCard } from "../dashboards/QuestionCard";
 import { TextCard } from "../dashboards/TextCard";
 import { DownloadPdfButton } from "../printing/DownloadPdfButton";
 import type { SharedAccess, SharedDashboard } from "./sharedAccess";
+import { sharedDashboardQuery } from "./sharingQueries";
 import dashboardStyles from "../dashboards/DashboardPage.module.css";
 import styles from "./Sharing.module.css";
 
-export const sharedDashboardKey = (key: string) => ["shared-dashboard", key] as const;
-
 export function useSharedDashboard(access: SharedAccess) {
-  return useQuery({ queryKey: sharedDashboardKey(access.key), queryFn: access.dashboard });
+  return useQuery(sharedDashboardQuery(access));
 }
 
 export function SharedDashboardView({ access, dashboard }: { access: SharedAccess; dashboard: SharedDashboard }) {
