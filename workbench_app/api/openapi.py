@@ -4,13 +4,19 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, jsonify
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
 from workbench_app.api.public_views import public, public_operations
+from workbench_app.accounts.shapes import Group, GroupList
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.content.models_metrics import AGGREGATIONS
+from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
+from workbench_app.sharing.shapes import SharedDashboard
 
 blueprint = Blueprint("openapi", __name__)
 # The paths below are relative to it.
@@ -31,6 +37,25 @@ _URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the H
 
 def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
+    """The components of answers declared as models (their nested models become components too)."""
+    _, top = models_json_schema([(model, "serialization") for model in models],
+                                ref_template="#/components/schemas/{model}")
+    return {name: _documented(schema) for name, schema in top["$defs"].items()}
+
+
+def _documented(schema: Any) -> Any:
+    """A model's JSON Schema as the document says it: without pydantic's titles (the component's name
+    says it), and open to more fields (`extra="forbid"` is for the shapes' test: the print of a shared
+    view, for one, answers a dashboard with its `share` too)."""
+    if isinstance(schema, list):
+        return [_documented(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _documented(value) for key, value in schema.items()
+            if key != "title" and not (key == "additionalProperties" and value is False)}
 
 
 def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
@@ -227,9 +252,6 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "user_id": _INT, "email": _STR, "display_name": _STR, "is_admin": {"type": "boolean"},
         "is_active": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}, "created_at": _STAMP,
         "last_login_at": {"type": ["string", "null"], "format": "date-time"}})}}),
-    "GroupList": _object({"groups": {"type": "array", "items": _object({
-        "group_id": _INT, "name": _STR, "description": _STR, "created_at": _STAMP,
-        "members": {"type": "array", "items": _INT}})}}),
     "Notice": _object({"code": _STR, "message": _STR, "details": _OBJECT}),
     "RuleCheck": _object({
         "valid": {"type": "boolean", "description": "false: the rule would grant nothing (see problems)."},
@@ -366,13 +388,14 @@ def _paths() -> dict[str, Any]:
                           {"default_locale": {"enum": ["en", "fr", "es"]}, **sharing_openapi.SETTINGS_FIELDS}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
-                    "post": op("Create a group", "permissions", ok=201,
+                    "post": op("Create a group", "permissions", ok=201, result=_ref("Group"),
                                body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
-        "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
+        "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",), result=_ref("Group")),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
-            "put": _person_only(op("Add a member", "permissions", params=("group_id", "user_id"))),
-            "delete": _person_only(op("Remove a member", "permissions", params=("group_id", "user_id")))},
+            "put": _person_only(op("Add a member", "permissions", params=("group_id", "user_id"), result=_ref("Group"))),
+            "delete": _person_only(op("Remove a member", "permissions", params=("group_id", "user_id"),
+                                      result=_ref("Group")))},
         "/groups/{group_id}/permissions": {"get": op("Get a group's permissions", "permissions", params=("group_id",))},
         "/groups/{group_id}/catalogs": {"put": op("Set a group's catalogs", "permissions", params=("group_id",),
                                                   body=_body({"catalogs": {"type": "array", "maxItems": 500, "items": {
@@ -451,34 +474,35 @@ def _paths() -> dict[str, Any]:
         "/questions/{question_id}/csv": {"post": _csv(op(
             "Download a question as CSV", "questions", params=("question_id",),
             body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},
-        "/models": {"get": op("List models", "models"),
-                    "post": op("Create a model", "models", ok=201, body=_body(
+        "/models": {"get": op("List models", "models", result=_ref("ModelList")),
+                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_body(
                         {"name": _NAME, "sql": _STRING, "description": _STRING,
                          "folder_id": _ID}, ("name", "sql")))},
-        "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",)),
-                               "patch": op("Update a model", "models", params=("model_id",), body=_body(
+        "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",), result=_ref("Model")),
+                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"), body=_body(
                                    {"name": _NAME, "sql": _STRING, "description": _STRING})),
                                "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
-        "/metrics": {"get": op("List metrics", "models"),
-                     "post": op("Create a metric", "models", ok=201, body=_body(
-                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": [
-                             "count", "count_distinct", "sum", "avg", "min", "max"]}, "column": _TEXT,
+        "/metrics": {"get": op("List metrics", "models", result=_ref("MetricList")),
+                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_body(
+                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": list(AGGREGATIONS)}, "column": _TEXT,
                           "dimensions": {"type": "array", "items": _STRING},
                           "description": _STRING}, ("model_id", "name", "aggregation")))},
-        "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",)),
+        "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",), result=_ref("Metric")),
                                  "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
                                                   result=_ref("Result"), body=_body(
                                                       {"dimensions": {"type": "array", "items": _STRING},
                                                        "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
-        "/dashboards": {"get": op("List dashboards", "dashboards"),
-                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
+        "/dashboards": {"get": op("List dashboards", "dashboards", result=_ref("DashboardList")),
+                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)),
+                                   result=_ref("Dashboard"))},
         "/dashboard-cache": {"get": _also(op("Dashboard cache counts (administrators)", "dashboards",
                                               result=_ref("DashboardCacheCounts")),
                                            ("403", "forbidden: administrators only"))},
-        "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
+        "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",),
+                                                 result=_ref("Dashboard")),
                                        "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
-                                                 body=_body(_DASHBOARD_BODY)),
+                                                 body=_body(_DASHBOARD_BODY), result=_ref("Dashboard")),
                                        "delete": op("Delete a dashboard", "dashboards", ok=204,
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
@@ -558,6 +582,8 @@ def document(app: Flask) -> dict[str, Any]:
                 **themes_openapi.SCHEMAS,
                 **sso_openapi.SCHEMAS,
                 **sharing_openapi.SCHEMAS,
+                **_model_schemas(Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group,
+                                 GroupList),
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

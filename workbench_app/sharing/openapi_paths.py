@@ -53,11 +53,6 @@ SCHEMAS: dict[str, Any] = {
     "EmbeddingSecretList": _object({"secrets": {"type": "array", "items": _ref("EmbeddingSecret")}}),
     "NewEmbeddingSecret": _object({"embedding_secret": _ref("EmbeddingSecret"), "secret": {
         **_STR, "description": "The HS256 signing secret: shown this once."}}),
-    "SharedDashboard": {"type": "object", "required": ["dashboard_id", "name", "cards", "filters", "share"],
-                        "properties": {"dashboard_id": _INT, "name": _STR, "share": _object({
-                            "kind": {"enum": ["public_link", "embed"]}, "allowed_origins": _STRINGS,
-                            "allow_pdf": {"type": "boolean", "description": "Whether the PDF endpoint answers."}})},
-                        "additionalProperties": True},
 }
 
 

@@ -1781,16 +1781,6 @@ export interface components {
                 last_login_at: string | null;
             }[];
         };
-        GroupList: {
-            groups: {
-                group_id: number;
-                name: string;
-                description: string;
-                /** Format: date-time */
-                created_at: string;
-                members: number[];
-            }[];
-        };
         Notice: {
             code: string;
             message: string;
@@ -2224,18 +2214,182 @@ export interface components {
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
         };
+        Dashboard: {
+            dashboard_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            tabs: components["schemas"]["DashboardTab"][];
+            cards: components["schemas"]["DashboardCard"][];
+            filters: components["schemas"]["DashboardFilter"][];
+        };
+        DashboardCard: {
+            card_id: number;
+            tab_id: number | null;
+            /** @enum {string} */
+            kind: "question" | "text" | "heading";
+            question_id: number | null;
+            question_name: string | null;
+            visualization: {
+                [key: string]: unknown;
+            } | null;
+            variables: {
+                [key: string]: string;
+            } | null;
+            text: string | null;
+            col: number;
+            row: number;
+            width: number;
+            height: number;
+        };
+        DashboardFilter: {
+            filter_id: number;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "date_range" | "one_of";
+            default_value: string | number | (string | number)[] | null;
+            required: boolean;
+            values: components["schemas"]["ValuesSource"] | null;
+            links: components["schemas"]["FilterLink"][];
+        };
+        DashboardList: {
+            dashboards: components["schemas"]["DashboardSummary"][];
+        };
+        /** @description A dashboard as the list shows it: without its tabs, cards and filters. */
+        DashboardSummary: {
+            dashboard_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        DashboardTab: {
+            tab_id: number;
+            name: string;
+            position: number;
+        };
+        /** @description A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
+        FilterLink: {
+            card_id: number;
+            variable: string | null;
+            end_variable: string | null;
+            column: string | null;
+        };
+        Group: {
+            group_id: number;
+            name: string;
+            description: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The members' user ids. */
+            members: number[];
+        };
+        GroupList: {
+            groups: components["schemas"]["Group"][];
+        };
+        ListedMetric: {
+            metric_id: number;
+            model_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            column: string | null;
+            dimensions: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The model's name. */
+            model: string;
+        };
+        /** @description An aggregation of a model's column, by dimensions. */
+        Metric: {
+            metric_id: number;
+            model_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            column: string | null;
+            dimensions: string[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        MetricList: {
+            metrics: components["schemas"]["ListedMetric"][];
+        };
+        /** @description A named SQL query that metrics aggregate. */
+        Model: {
+            model_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            sql: string;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ModelList: {
+            models: components["schemas"]["Model"][];
+        };
+        ShareTerms: {
+            /** @enum {string} */
+            kind: "public_link" | "embed";
+            allowed_origins: string[];
+            /** @description Whether the PDF endpoint answers. */
+            allow_pdf: boolean;
+        };
+        /** @description The dashboard of a public link or an embed, as its visitor sees it. */
         SharedDashboard: {
             dashboard_id: number;
+            folder_id: number;
             name: string;
-            share: {
-                /** @enum {unknown} */
-                kind: "public_link" | "embed";
-                allowed_origins: string[];
-                /** @description Whether the PDF endpoint answers. */
-                allow_pdf: boolean;
-            };
-        } & {
-            [key: string]: unknown;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            tabs: components["schemas"]["DashboardTab"][];
+            cards: components["schemas"]["DashboardCard"][];
+            filters: components["schemas"]["SharedFilter"][];
+            share: components["schemas"]["ShareTerms"];
+        };
+        SharedFilter: {
+            filter_id: number;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "date_range" | "one_of";
+            default_value: string | number | (string | number)[] | null;
+            required: boolean;
+            values: components["schemas"]["ValuesSource"] | null;
+            links: components["schemas"]["FilterLink"][];
+            /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
+            settable: boolean;
+        };
+        /** @description Where a one-of filter takes its values: a column the viewer may read. */
+        ValuesSource: {
+            table: string;
+            column: string;
         };
         ColumnMask: {
             /** @enum {unknown} */
@@ -4492,9 +4646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4588,9 +4740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4759,9 +4909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4847,9 +4995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -8754,9 +8900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ModelList"];
                 };
             };
             /** @description Invalid input */
@@ -8848,9 +8992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -8944,9 +9086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -9122,9 +9262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -9216,9 +9354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MetricList"];
                 };
             };
             /** @description Invalid input */
@@ -9313,9 +9449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metric"];
                 };
             };
             /** @description Invalid input */
@@ -9409,9 +9543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metric"];
                 };
             };
             /** @description Invalid input */
@@ -9678,9 +9810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DashboardList"];
                 };
             };
             /** @description Invalid input */
@@ -9785,9 +9915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */
@@ -9964,9 +10092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */
@@ -10073,9 +10199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */

@@ -19,7 +19,7 @@ import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
   apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, savedQuestionCardId, shownTab, undo,
-  type Dashboard, type Draft, type DraftCard, type Editing,
+  type Draft, type DraftCard, type Editing,
 } from "./dashboardDraft";
 import { cardRunKey, dashboardQuery } from "./dashboardQueries";
 import { FilterBar } from "./FilterBar";
@@ -54,7 +54,7 @@ export default function DashboardPage() {
     mutationFn: async (draft: Draft) => {
       const saved = (await data(api.PUT("/dashboards/{dashboard_id}", {
         params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),
-      }))) as unknown as Dashboard;
+      })));
       // The theme has its own endpoint (the server checks the edit right there too).
       if (draft.theme_id !== undefined && draft.theme_id !== ownThemeId(theme.data)) {
         queryClient.setQueryData(dashboardThemeQuery(dashboardId).queryKey, await data(api.PUT("/dashboards/{dashboard_id}/theme", {

@@ -10,7 +10,6 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
-import type { Dashboard } from "./dashboardDraft";
 import { DASHBOARDS_KEY, dashboardsQuery, type ListedDashboard } from "./dashboardQueries";
 import styles from "./DashboardPage.module.css";
 
@@ -24,7 +23,7 @@ export default function DashboardsPage() {
   const [deleting, setDeleting] = useState<Listed | null>(null);
   const listed = useQuery(dashboardsQuery());
   const create = useMutation({
-    mutationFn: async () => (await data(api.POST("/dashboards", { body: { name: name.trim() } }))) as unknown as Dashboard,
+    mutationFn: () => data(api.POST("/dashboards", { body: { name: name.trim() } })),
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: DASHBOARDS_KEY });
       void navigate(`/dashboards/${created.dashboard_id}`);

@@ -3,10 +3,11 @@
 // dashboard's address is opened: App.tsx), and the values a one-of filter offers.
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
+import type { components } from "../../api/schema";
 import { LazyChartView } from "../charts/lazyChartView";
 import { dashboardThemeQuery } from "../themes/themeQueries";
 import type { Result } from "../results/types";
-import { cardsOfTab, draftOf, savedQuestionCardId, shownTab, type Dashboard } from "./dashboardDraft";
+import { cardsOfTab, draftOf, savedQuestionCardId, shownTab } from "./dashboardDraft";
 import { cardFilters, filterValues } from "./filterState";
 
 export const DASHBOARDS_KEY = ["dashboards"] as const;
@@ -28,15 +29,15 @@ export const cardRunQuery = (dashboardId: number, cardId: number, filters: CardF
 export const dashboardQuery = (dashboardId: number) => queryOptions({
   queryKey: ["dashboard", dashboardId] as const,
   staleTime: 5_000,
-  queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
+  queryFn: () => data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } })),
 });
 
 /** A dashboard as the list shows it (without its cards, tabs and filters). */
-export type ListedDashboard = Omit<Dashboard, "tabs" | "cards" | "filters">;
+export type ListedDashboard = components["schemas"]["DashboardSummary"];
 
 export const dashboardsQuery = () => queryOptions({
   queryKey: DASHBOARDS_KEY,
-  queryFn: async () => ((await data(api.GET("/dashboards"))) as unknown as { dashboards: ListedDashboard[] }).dashboards,
+  queryFn: async () => (await data(api.GET("/dashboards"))).dashboards,
 });
 
 /** The key of the values a one-of filter offers (shared pages ask through their link or token: `source`). */

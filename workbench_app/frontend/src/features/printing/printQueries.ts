@@ -2,12 +2,11 @@
 // dashboard page's: its cards run with a larger row limit and no retry.
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { Dashboard } from "../dashboards/dashboardDraft";
 import type { Result } from "../results/types";
 
 export const printDashboardQuery = (dashboardId: number) => queryOptions({
   queryKey: ["print-dashboard", dashboardId] as const,
-  queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
+  queryFn: () => data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } })),
 });
 
 export const printCardQuery = (dashboardId: number, cardId: number, filters: Record<string, string | string[]>, rowLimit: number) => queryOptions({

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { ErrorMessage } from "../../ui/ErrorMessage";
-import { cardsOfTab, draftOf, shownTab, type Dashboard, type DraftCard } from "../dashboards/dashboardDraft";
+import { cardsOfTab, draftOf, shownTab, type DraftCard } from "../dashboards/dashboardDraft";
 import { DashboardGrid } from "../dashboards/DashboardGrid";
 import { FilterBar } from "../dashboards/FilterBar";
 import { cardFilters, filterValues, withFilter } from "../dashboards/filterState";
@@ -24,7 +24,7 @@ export function SharedDashboardView({ access, dashboard }: { access: SharedAcces
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const settable = dashboard.filters.filter((item) => item.settable);
-  const draft = draftOf(dashboard as unknown as Dashboard);
+  const draft = draftOf(dashboard);
   const tab = shownTab(draft, params.get("tab"));
   const values = filterValues(params, settable);
 
