@@ -64,6 +64,21 @@ def test_the_document_says_security_none_exactly_where_no_sign_in_is_asked(app):
     assert ("get", "/me") not in public
 
 
+def test_the_document_states_the_bounds_the_routes_check(app, admin):
+    """A bound is written once (api/query_routes.py) and read by both: one character past what the
+    document allows is what the route refuses, naming the field."""
+    document = ok(admin.get("/openapi.json"))
+    for path, field, extra in (("/sql", "sql", {}), ("/sql/native", "sql", {"catalog": "warehouse"}),
+                               ("/sql/native", "catalog", {"sql": "SELECT 1"}), ("/sql/format", "sql", {})):
+        fields = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+        bound = fields[field]["maxLength"]
+        refused = admin.post(path, {**extra, field: "x" * (bound + 1)})
+        assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == field, (path, field)
+    run = document["paths"]["/sql"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    too_many = admin.post("/sql", {"sql": "SELECT 1", "row_limit": run["row_limit"]["maximum"] + 1})
+    assert too_many.status_code == 400 and too_many.get_json()["error"]["details"]["field"] == "row_limit"
+
+
 def fuzz(app, token: str, examples: int = FUZZ_EXAMPLES) -> Counter:
     """Call every operation with generated requests; returns the status codes seen (fails on a 5xx)."""
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from workbench_app.api.public_views import public, public_operations
+from workbench_app.api.query_routes import MAX_CATALOG, MAX_ROW_LIMIT, MAX_SQL
 from workbench_app.accounts.shapes import Group, GroupList
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.content.models_metrics import AGGREGATIONS
@@ -99,10 +100,14 @@ _ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z
 _VARIABLE_TYPES = {"type": "object", "additionalProperties": {"enum": ["text", "number", "date", "list"]}}
 _STATEMENT_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
                  "description": "Names the run so that the caller may stop it with POST /sql/cancel."}
-_SQL_FIELDS = {"sql": _STRING, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
-               "row_limit": {"type": "integer", "minimum": 1}, "statement_id": _STATEMENT_ID}
+_SQL_TEXT = {**_STRING, "maxLength": MAX_SQL}
+_ROW_LIMIT = {"type": "integer", "minimum": 1, "maximum": MAX_ROW_LIMIT}
+_SQL_FIELDS = {"sql": _SQL_TEXT, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
+               "row_limit": _ROW_LIMIT, "statement_id": _STATEMENT_ID}
 _SQL_BODY = _body(_SQL_FIELDS, ("sql",))
-_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": {"type": "integer", "minimum": 1},
+_CSV_BODY = _body({**_SQL_FIELDS, "row_limit": {"type": "integer", "minimum": 1, "description": (
+    "At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default).")}}, ("sql",))
+_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": _ROW_LIMIT,
                        "statement_id": _STATEMENT_ID}, ("builder",))
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
@@ -427,7 +432,7 @@ def _paths() -> dict[str, Any]:
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
-        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_SQL_BODY))},
+        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_CSV_BODY))},
         "/sql/cancel": {"post": op(
             "Cancel a running statement", "sql", ok=202, result=_ref("Cancelling"),
             body=_body({"statement_id": _STATEMENT_ID}, ("statement_id",)))},
@@ -435,11 +440,11 @@ def _paths() -> dict[str, Any]:
         "/builder/sql": {"post": op("Compile a builder definition to SQL", "builder", result=_ref("CompiledBuilder"),
                                     body=_body({"builder": _ref("BuilderDefinition")}, ("builder",)))},
         "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"), body=_body(
-            {"catalog": _TEXT, "sql": _STRING, "row_limit": {"type": "integer", "minimum": 1}},
+            {"catalog": {**_STRING, "minLength": 1, "maxLength": MAX_CATALOG}, "sql": _SQL_TEXT, "row_limit": _ROW_LIMIT},
             ("catalog", "sql")))},
-        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"), body=_body({"sql": _STRING}, ("sql",)))},
+        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"), body=_body({"sql": _SQL_TEXT}, ("sql",)))},
         "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", result=_ref("Suggestions"), body=_body(
-            {"sql": _STRING, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
+            {"sql": _SQL_TEXT, "cursor": {"type": "integer", "minimum": 0, "maximum": MAX_SQL}}, ("sql",)))},
         "/datasources": {"get": op("List datasources", "schema", result=_ref("DatasourceList"))},
         "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query={"catalog": _TEXT, "search": _TEXT})},
         "/schema/tables/{name}": {"get": {**op("Describe a table", "schema", result=_ref("Table")), "parameters": [

@@ -6625,6 +6625,7 @@ export interface operations {
                     variable_types?: {
                         [key: string]: "text" | "number" | "date" | "list";
                     };
+                    /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
                     row_limit?: number;
                     /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
                     statement_id?: string;
