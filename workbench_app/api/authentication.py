@@ -18,7 +18,7 @@ from workbench_app.accounts import api_tokens, users, web_sessions
 from workbench_app.accounts.identity import Identity
 from workbench_app.api.public_views import is_public
 from workbench_app.errors import WorkbenchError, forbidden, invalid
-from workbench_app.input_checks import body_object, single_query_value
+from workbench_app.input_checks import body_object, single_query_value, unpaired_surrogate_at
 from workbench_app.printing import tickets as print_tickets
 from workbench_app.services import WorkbenchServices
 from workbench_app.single_sign_on.password_policy import refuse_password_unless_allowed
@@ -107,6 +107,8 @@ def json_body(optional: bool = False) -> dict[str, Any]:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise invalid("The request body is not valid JSON.") from None
+    if (where := unpaired_surrogate_at(body)) is not None:
+        raise invalid("The request body holds text that is not valid Unicode (an unpaired surrogate).", field=where)
     return body_object(body)
 
 
