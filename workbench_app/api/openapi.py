@@ -13,6 +13,8 @@ from workbench_app.accounts.shapes import Group, GroupList
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.content.models_metrics import AGGREGATIONS
 from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
+from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
+from workbench_app.openapi_vocabulary import TEXT_NO_NUL as _STRING, object_of as _object, ref as _ref
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
@@ -23,21 +25,14 @@ blueprint = Blueprint("openapi", __name__)
 # The paths below are relative to it.
 SERVER_URL = "/api/v1"
 
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _OBJECT = {"type": "object", "additionalProperties": True}
 # Text PostgreSQL can store (no NUL); a name has a visible character too.
-_STRING = {"type": "string", "pattern": "^[^\\x00]*$"}
 _TEXT = {**_STRING, "maxLength": 200}
 _NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
-_ERROR = {"$ref": "#/components/schemas/Error"}
 # gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
 _URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
                                 "(an HTML page, not the JSON error)",
                  "content": {"text/html": {"schema": _STRING}}}
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
@@ -191,17 +186,8 @@ _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json"
 _LINK_REFUSED = ("403", "password_link_invalid: the link is wrong, used or expired, or its account is deactivated")
 
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_STAMP = {"type": "string", "format": "date-time"}
 _NULL_STR = {"type": ["string", "null"]}
 _NULL_INT = {"type": ["integer", "null"]}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """An object whose properties are all always present except `optional`."""
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 _COLUMN_REF = {"column": _STR, "from": {"enum": ["base", "join"], "default": "base"}}

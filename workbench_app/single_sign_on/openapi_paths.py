@@ -3,18 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-_STR = {"type": "string"}
-_BOOL = {"type": "boolean"}
-_NULLABLE_TEXT = {"type": ["string", "null"], "pattern": "^[^\\x00]*$"}
+from workbench_app.openapi_vocabulary import BOOL as _BOOL, NULLABLE_TEXT as _NULLABLE_TEXT, STR as _STR
+from workbench_app.openapi_vocabulary import object_of as _object
 _CLAIM = {"type": "string", "pattern": "^[A-Za-z0-9_:./-]{1,200}$"}
 _CLAIM_MAP = {"type": "object", "maxProperties": 100, "propertyNames": {"pattern": "^[A-Za-z0-9_:./-]{1,200}$"}}
 _REDIRECT = {"description": "A redirect (the browser navigates here; this is no JSON API call)",
              "headers": {"Location": {"schema": _STR}}}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 SCHEMAS: dict[str, Any] = {
