@@ -1,5 +1,5 @@
 """Each component's output in `$ANALYTICS_HOME/logs/<component>.log`, rotated; the console gets
-only its warnings and errors (everything with `--verbose`).
+only its warnings and errors that a person must act on (everything with `--verbose`).
 
 `analytics up` reads each child's stdout and stderr through a pipe in a thread: one writer per file,
 so rotation is safe (a child writing to the file itself would keep writing to the rotated one).
@@ -19,6 +19,18 @@ MAX_BYTES = 10 * 1024 * 1024
 BACKUPS = 5
 # Warnings and errors as gunicorn ([WARNING]), Dagster (- WARNING -), dbt and Python print them.
 _NOTEWORTHY = re.compile(r"\b(WARNING|WARN|ERROR|CRITICAL|FATAL|Traceback)\b|\[(warning|error|critical)\]", re.I)
+# Lines that look like warnings or errors but ask nothing of a person: they stay in the
+# component's log. Each is named by where it comes from and why it is harmless.
+_ROUTINE = re.compile("|".join((
+    # dbt's summary of a build that went well (its "WARN=0 ERROR=0" is not a warning).
+    r"\bDone\. PASS=\d+ WARN=0 ERROR=0\b",
+    # Dagster logging a dbt test outside its asset-check selection (dbt's eager indirect selection).
+    r"Logging an `?AssetObservation`? instead of an `?AssetCheckResult`?",
+    # dagster-postgres: the webserver and the daemon create the same tables at start; one retries.
+    r"Retrying failed database creation",
+    # gunicorn at stop: a worker closes a listening socket its arbiter closed already.
+    r"Error while closing socket \[Errno 9\]",
+)))
 
 
 def logs_directory(home: Path) -> Path:
@@ -60,7 +72,7 @@ class ConsoleFilter:
         if line.startswith("Traceback"):
             self.in_traceback = True
             return True
-        return bool(_NOTEWORTHY.search(line))
+        return bool(_NOTEWORTHY.search(line)) and not _ROUTINE.search(line)
 
 
 def pump(component: str, stream: IO[bytes], logger: logging.Logger, verbose: bool,

@@ -342,7 +342,7 @@ def print_next_steps(settings: Settings, children: list[Child], setup_links: Set
         workbench = next(child.url for child in children if child.name == "workbench")
         click.echo(f"  Sign in to the workbench: {workbench}/")
     if demo:
-        click.echo("  Then look at the Demo dashboard (Dashboards): it charts the demo site.")
+        click.echo("  Then look at the Demo dashboard, pinned on the home page: it charts the demo site.")
     else:
         click.echo("  No data yet: `analytics demo` loads a demo site; README.md says how to add your own.")
     if setup_links.collector:

@@ -208,6 +208,19 @@ def print_timings(target_path: Path, top: int) -> None:
         print("    slowest: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in model_timings(target_path, top)))
 
 
+def shop_database(server: str, name: str, days: int, reader_password: str | None = None) -> tuple[str, str]:
+    """A migrated database `name` with one site and partitions `days` back: its URL and the site's id."""
+    with connection.connect(server, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    url = connection.with_database(server, name)
+    migrate.migrate(url, reader_password=reader_password)
+    with psycopg.connect(url, autocommit=True) as conn:
+        site_id = str(conn.execute("insert into collect.sites (name) values ('Bench shop') returning site_id"
+                                   ).fetchone()[0])
+        partitions.ensure_partitions(conn, months_back=days // 28 + 2)
+    return url, site_id
+
+
 def bench_size(events: int, args: argparse.Namespace) -> dict:
     """One size on a fresh embedded PostgreSQL in its own temporary directory, removed afterwards."""
     rng = random.Random(5)
@@ -215,16 +228,8 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
         pgdata = Path(tmp) / "pgdata"
         state = embedded.start(pgdata)
         try:
-            server = state.url("postgres")
-            with connection.connect(server, autocommit=True) as conn:
-                conn.execute("create database bench")
-            url = connection.with_database(server, "bench")
-            migrate.migrate(url)
+            url, site_id = shop_database(state.url("postgres"), "bench", args.days)
             now = datetime.now(timezone.utc).replace(microsecond=0)
-            with psycopg.connect(url, autocommit=True) as conn:
-                site_id = str(conn.execute("insert into collect.sites (name) values ('Bench shop') returning site_id"
-                                           ).fetchone()[0])
-                partitions.ensure_partitions(conn, months_back=args.days // 28 + 2)
             history_end = now - timedelta(days=1)
             print(f"== {events:,} events over {args.days} days (load average {os.getloadavg()[0]:.1f})")
             with MemorySampler(state.pid) as sampler:

@@ -3,12 +3,14 @@
 The partitioned dbt models run as one backfill over every month that has events (single-run
 policy: one dbt invocation over the whole window), followed by everything else.
 """
-from datetime import date, datetime, timezone
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
 
 from dagster import DagsterInstance, ExecuteInProcessResult, PartitionKeyRange, materialize
 
 from orchestration.defs.dbt.assets import analytics_dbt_incremental_models, analytics_dbt_models
 from orchestration.defs.dbt.partitions import MONTHLY_PARTITIONS
+from orchestration.defs.lake.assets import lake_analytics_views, lake_raw_events
 from orchestration.defs.maintenance.assets import maintenance_assets
 from orchestration.defs.resources import build_resources
 from pipelines.database import connection
@@ -28,7 +30,7 @@ def partition_range(first_event: datetime | None, today: date) -> tuple[str, str
 
 def build_assets() -> list:
     """The assets `build_everything` materialises."""
-    return [*maintenance_assets, analytics_dbt_incremental_models, analytics_dbt_models]
+    return [*maintenance_assets, analytics_dbt_incremental_models, analytics_dbt_models, lake_analytics_views]
 
 
 def build_range(settings: Settings) -> tuple[str, str]:
@@ -43,15 +45,49 @@ def expected_materializations(settings: Settings) -> int:
     partitioned asset once per month of the range."""
     first, last = build_range(settings)
     months = len(MONTHLY_PARTITIONS.get_partition_keys_in_range(PartitionKeyRange(first, last)))
-    return sum(len(list(asset.keys)) * (months if asset.partitions_def else 1) for asset in build_assets())
+    return (sum(len(list(asset.keys)) * (months if asset.partitions_def else 1) for asset in build_assets())
+            + len(closed_days(settings)))
 
 
-def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> ExecuteInProcessResult:
-    """Materialise maintenance, the dbt models of every month with events, and the event views."""
+def closed_days(settings: Settings) -> list[str]:
+    """The closed days with raw events, which the lake's raw export covers."""
+    with connection.connect(connection.server_url(settings), autocommit=True) as conn:
+        first = conn.execute("select min(occurred_at) from raw.events").fetchone()[0]
+    today = datetime.now(timezone.utc).date()
+    if first is None or first.date() >= today:
+        return []
+    return lake_raw_events.partitions_def.get_partition_keys_in_range(
+        PartitionKeyRange(first.astimezone(timezone.utc).date().isoformat(), (today - timedelta(days=1)).isoformat()))
+
+
+@dataclass
+class BuildResult:
+    """The in-process runs of one whole build."""
+
+    runs: list[ExecuteInProcessResult]
+
+    @property
+    def success(self) -> bool:
+        return all(run.success for run in self.runs)
+
+    def get_asset_materialization_events(self) -> list:
+        return [event for run in self.runs for event in run.get_asset_materialization_events()]
+
+
+def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> BuildResult:
+    """Materialise maintenance, the dbt models of every month with events, the event views, the
+    lake's view folders, then the lake's closed days of raw events (a daily partitioned asset runs
+    apart from the monthly ones)."""
     first, last = build_range(settings)
-    return materialize(
+    result = materialize(
         build_assets(),
         resources=build_resources(settings),
         instance=instance,
         tags={PARTITION_RANGE_START_TAG: first, PARTITION_RANGE_END_TAG: last},
     )
+    days = closed_days(settings)
+    if not result.success or not days:
+        return BuildResult([result])
+    return BuildResult([result, materialize(
+        [lake_raw_events], resources=build_resources(settings), instance=instance,
+        tags={PARTITION_RANGE_START_TAG: days[0], PARTITION_RANGE_END_TAG: days[-1]})])

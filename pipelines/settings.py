@@ -4,6 +4,7 @@ Every component receives a `Settings` object; nothing else reads `os.environ` fo
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -73,6 +74,35 @@ def _list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[
     return tuple(item.strip() for item in raw.split(",") if item.strip())
 
 
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = (env.get(name) or default).strip().lower()
+    if raw not in choices:
+        raise SettingsError(f"{name} must be one of {', '.join(choices)}, got {env.get(name)!r}")
+    return raw
+
+
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+def _name_map(env: Mapping[str, str], name: str, value_pattern: re.Pattern | None = None,
+              ) -> tuple[tuple[str, str], ...]:
+    """A JSON object of names to names (up to 100 pairs), as sorted pairs: the settings stay hashable."""
+    raw = env.get(name)
+    if raw in (None, ""):
+        return ()
+    example = '{"region": "region"}'
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a JSON object such as {example}, got {raw!r}") from None
+    if not isinstance(value, dict) or len(value) > 100 or not all(
+            isinstance(key, str) and isinstance(item, str) and 0 < len(key) <= 200 and 0 < len(item) <= 200
+            and (value_pattern is None or value_pattern.fullmatch(item)) for key, item in value.items()):
+        requirement = "attribute names (letters, digits, _)" if value_pattern else "names"
+        raise SettingsError(f"{name} must be a JSON object of up to 100 claim names to {requirement}, got {raw!r}")
+    return tuple(sorted(value.items()))
+
+
 def _path(env: Mapping[str, str], name: str, default: str) -> str:
     raw = env.get(name) or default
     if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", raw):
@@ -138,6 +168,13 @@ class Settings:
     oidc_client_secret: str | None = field(default=None, repr=False)
     oidc_scopes: str = "openid email profile"
     oidc_display_name: str = "OpenID Connect"
+    #: Claim -> user attribute, and directory group -> workbench group (JSON objects in the environment).
+    oidc_attribute_claims: tuple[tuple[str, str], ...] = ()
+    oidc_group_mapping: tuple[tuple[str, str], ...] = ()
+    # The lake (Parquet beside PostgreSQL): its folder (a mounted shared filesystem on a cluster; None:
+    # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
+    lake_dir: Path | None = None
+    workbench_reads: str = "lake"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -184,6 +221,10 @@ class Settings:
             oidc_client_secret=env.get("ANALYTICS_OIDC_CLIENT_SECRET") or None,
             oidc_scopes=env.get("ANALYTICS_OIDC_SCOPES") or "openid email profile",
             oidc_display_name=env.get("ANALYTICS_OIDC_PROVIDER_NAME") or "OpenID Connect",
+            oidc_attribute_claims=_name_map(env, "ANALYTICS_OIDC_ATTRIBUTE_CLAIMS", _ATTRIBUTE_NAME),
+            oidc_group_mapping=_name_map(env, "ANALYTICS_OIDC_GROUP_MAPPING"),
+            lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
+            workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
         )
 
     @property
@@ -206,6 +247,11 @@ class Settings:
     @property
     def log_dir(self) -> Path:
         return self.home / "logs"
+
+    @property
+    def lake_path(self) -> Path:
+        """The lake's folder (pipelines/lake/layout.py says what it holds)."""
+        return self.lake_dir or self.home / "lake"
 
     def server_secret(self) -> bytes:
         """The server secret, generated on first use and kept owner-only under `home`.

@@ -12,8 +12,8 @@ from pathlib import Path
 from flask import Blueprint, Flask, send_file
 from flask_babel import Babel, get_locale
 
-from collector_app.admin_ui import (audit_pages, channel_pages, metadata_pages, privacy_pages, security,
-                                    setup_page, signin, site_pages)
+from collector_app.admin_ui import (audit_pages, channel_pages, metadata_pages, one_time_values, privacy_pages,
+                                    security, setup_page, signin, site_pages)
 from collector_app.admin_ui.security import choose_locale
 
 TOKENS_CSS = Path(__file__).resolve().parents[2] / "pipelines" / "design" / "tokens.css"
@@ -26,6 +26,7 @@ def register_admin_ui(app: Flask) -> None:
     ui = Blueprint("admin_ui", __name__, url_prefix="/admin", template_folder="templates",
                    static_folder="static", static_url_path="/static")
     security.install(ui)
+    ui.after_request(one_time_values.forget_after_reading)
     for module in (signin, setup_page, site_pages, metadata_pages, channel_pages, privacy_pages, audit_pages):
         module.register(ui)
 

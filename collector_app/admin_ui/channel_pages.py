@@ -3,8 +3,9 @@ channel, and the rebuild's progress after saving (the pipeline's sensor on the r
 starts it; `analytics build` does it in process)."""
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, redirect, render_template, request, url_for
 
+from collector_app.admin_ui import one_time_values
 from collector_app.admin_ui.forms import FormError, attempt, read
 from collector_app.admin_ui.security import actor
 from collector_app.admin_ui.site_pages import site_or_404
@@ -50,13 +51,15 @@ def _page(site_id: str, *, rules=None, error: FormError | None = None, tested=No
 
 def channels(site_id: str):
     if request.method == "GET":
-        return _page(site_id)
+        return _page(site_id, saved=bool(one_time_values.take(request.path)))
     rules = _rules_from_form(request.form)
     action = request.form.get("action", "preview")
     if action == "save":
         _, error = attempt(lambda conn: channel_rules.replace_rules(conn, site_id, {"rules": rules}, actor=actor()))
         if error is None:
-            return _page(site_id, saved=True)
+            # Redirected, so a reload does not save another version of the rules.
+            page = url_for("admin_ui.channels", site_id=site_id)
+            return one_time_values.keep(redirect(page, code=303), page, {"saved": True})
         return _page(site_id, rules=rules, error=error, status=422)
     if action == "test":
         landing = {"url": request.form.get("url", ""), "referrer": request.form.get("referrer", ""),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
+from collector_app.admin_ui import one_time_values
 from collector_app.admin_ui.forms import FormError, attempt, read
 from collector_app.admin_ui.security import actor
 from collector_app.admin_ui.site_pages import site_or_404
@@ -36,7 +37,8 @@ def _done(site_id: str, anchor: str):
 
 
 def metadata(site_id: str):
-    return _page(site_id)
+    imported = one_time_values.take(request.path)
+    return _page(site_id, section="classifications" if imported else None, imported=imported)
 
 
 def _optional(form, name: str) -> str | None:
@@ -169,7 +171,10 @@ def import_classifications(site_id: str):
         result, error = attempt(lambda conn: classifications.import_csv(conn, site_id, data, actor=actor()))
         if error is not None:
             return _page(site_id, section="classifications", error=error, status=422)
-        return _page(site_id, section="classifications", imported=result)
+        # Redirected, so a reload does not import the file again.
+        page = url_for("admin_ui.metadata", site_id=site_id)
+        return one_time_values.keep(redirect(page + "#classifications", code=303), page,
+                                    {"imported": result["imported"]})
     try:
         rows = classifications.parse_csv(data)
     except InvalidInput as exc:

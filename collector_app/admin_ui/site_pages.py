@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, make_response, redirect, render_template, request, url_for
 
+from collector_app.admin_ui import one_time_values
 from collector_app.admin_ui.forms import attempt, read
 from collector_app.admin_ui.security import actor
 from pipelines.admin import server_keys, site_health, sites
@@ -52,7 +53,9 @@ def new_site():
     return render_template("admin/site_new.html", values=values, error=error), 422 if error else 200
 
 
-def _settings_page(site_id: str, *, values=None, error=None, new_key=None, key_error=None, status=200):
+def _settings_page(site_id: str, *, values=None, error=None, key_error=None, status=200):
+    new_key = one_time_values.take(request.path) if request.method == "GET" else None
+
     def load(conn):
         site = site_or_404(conn, site_id)
         return site, server_keys.list_server_keys(conn, site["id"])
@@ -78,8 +81,12 @@ def site_settings(site_id: str):
 def create_key(site_id: str):
     name = request.form.get("name", "")
     key, error = attempt(lambda conn: server_keys.create_server_key(conn, site_id, actor=actor(), name=name))
-    # The secret is in this answer only: never cached, never shown again.
-    return _settings_page(site_id, new_key=key, key_error=error, status=422 if error else 201)
+    if error is not None:
+        return _settings_page(site_id, key_error=error, status=422)
+    # Redirected, so a reload never creates a second key; the page after it shows the secret once.
+    page = url_for("admin_ui.site_settings", site_id=site_id)
+    response = redirect(page + "#server-keys", code=303)
+    return one_time_values.keep(response, page, {"name": key["name"], "secret": key["secret"]})
 
 
 def revoke_key(site_id: str, key_id: str):

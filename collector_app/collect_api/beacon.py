@@ -31,7 +31,8 @@ from flask import Response
 from collector_app.collect_api.context import database_unavailable, ingestion, parse_json
 from collector_app.errors import ApiError, error_document, internal_error
 from pipelines.ingest.browser import UNKNOWN_SITE_ID, SiteConfig, client_ip, is_bot
-from pipelines.ingest.events import MAX_BROWSER_EVENTS_PER_REQUEST, VISITOR_COOKIE
+from pipelines.ingest.event_model import MAX_BROWSER_EVENTS_PER_REQUEST, BrowserBatch
+from pipelines.ingest.events import VISITOR_COOKIE
 from pipelines.ingest.service import CacheMiss, DatabaseDown, Ingestion, utc_now
 from pipelines.ingest.visitors import SaltUnavailable
 from pipelines.ingest.writer import WriterUnavailable
@@ -42,7 +43,7 @@ _log = logging.getLogger(__name__)
 BROWSER_BODY_LIMIT = 96 * 1024
 STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
 _PAYLOAD_SHAPE = f"The payload holds site, an optional visitor and 1 to {MAX_BROWSER_EVENTS_PER_REQUEST} events."
-_PAYLOAD_KEYS = frozenset(("site", "visitor", "events"))
+_PAYLOAD_KEYS = frozenset(BrowserBatch.__struct_fields__)
 
 
 class BeaconRequest(NamedTuple):

@@ -25,12 +25,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+import msgspec
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from collector_app.collect_api.context import database_unavailable, json_document
 from collector_app.errors import ApiError
 from pipelines.admin.server_keys import ServerKeyIdentity
-from pipelines.ingest.events import MAX_EVENTS_PER_REQUEST
+from pipelines.ingest.event_model import MAX_EVENTS_PER_REQUEST, ServerBatch
+from pipelines.ingest.json_bodies import is_utf8
 from pipelines.ingest.service import DatabaseDown, Ingestion
 from pipelines.ingest.visitors import SaltUnavailable
 from pipelines.ingest.writer import IdempotencyRecord
@@ -59,6 +61,7 @@ class Batch:
     key_hash: str | None
     request_hash: str
     now: datetime
+    escapes: bool = True  # whether the body holds a \u escape (without, no event holds NUL or a surrogate)
 
 
 def payload_too_large() -> ApiError:
@@ -77,6 +80,22 @@ def bearer_secret(authorization: str | None) -> str:
         raise ApiError(401, "unauthorized", "Send the server key as Authorization: Bearer <key>.",
                        headers={"WWW-Authenticate": "Bearer"})
     return match.group(1)
+
+
+_batch_decoder = msgspec.json.Decoder(ServerBatch)
+
+
+def batch_events(body: bytes) -> list:
+    """The events of a request body, each undecoded (`msgspec.Raw`: checked one by one later), or the
+    400 that refuses the body. A body msgspec does not take is read by the standard decoder, and
+    `events_of` says what is wrong with it, in the words the API has always used."""
+    try:
+        events = _batch_decoder.decode(body).events
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        events = None
+    if events is not None and is_utf8(body):
+        return events
+    return events_of(json_document(body))
 
 
 def events_of(body) -> list:
@@ -125,7 +144,7 @@ class ServerBatches:
 
     def begin(self, secret: str, key_hash: str | None, body: bytes, now: datetime) -> Batch | Answer:
         """Reads the database: the key, its rate limit, an earlier answer to the idempotency key."""
-        events = events_of(json_document(body))
+        events = batch_events(body)
         request_hash = hashlib.sha256(body).hexdigest() if key_hash else ""
         try:
             started = self.service.begin_server_request(secret, len(events), key_hash, now)
@@ -139,12 +158,12 @@ class ServerBatches:
             raise ApiError(429, "rate_limited", "This server key is over its events-per-minute limit.",
                            {"limit_per_minute": started.identity.rate_limit_per_minute},
                            headers={"Retry-After": str(int(started.retry_after))})
-        return Batch(started.identity, events, key_hash, request_hash, now)
+        return Batch(started.identity, events, key_hash, request_hash, now, b"\\u" in body)
 
     def rows(self, batch: Batch) -> tuple[list[tuple], dict, IdempotencyRecord | None]:
         """The rows to write, the 202's document, and the idempotency record to store with them."""
         try:
-            rows, rejected = self.service.server_rows(batch.identity, batch.events, batch.now)
+            rows, rejected = self.service.server_rows(batch.identity, batch.events, batch.now, batch.escapes)
         except SaltUnavailable:
             raise database_unavailable() from None
         response = {"accepted": len(rows), "rejected": rejected}

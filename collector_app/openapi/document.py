@@ -11,6 +11,7 @@ from typing import Any
 
 from pipelines.admin.goals import MAX_VALUE as MAX_GOAL_VALUE
 from pipelines.admin.sites import ISO_4217, time_zones
+from pipelines.ingest.event_model import schema_components as event_schema_components
 
 VERSION = "1.0.0"
 
@@ -136,36 +137,6 @@ def _schemas() -> dict[str, Any]:
             "campaign_pattern": {"type": ["string", "null"], "maxLength": 500},
             "source_category": {"type": ["string", "null"],
                                 "enum": ["search", "social", "shopping", "video", "email", None]},
-        },
-    }
-    server_event = {
-        "type": "object", "additionalProperties": False, "required": ["type"],
-        "description": "A missing field is omitted, never null. Without visitor and without ip/user_agent "
-                       "the event is stored without a visitor (visitor_kind none).",
-        "properties": {
-            "type": {"type": "string", "enum": ["pageview", "event"]},
-            "name": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$",
-                     "description": "Required when type is event."},
-            "at": {"type": "string", "format": "date-time",
-                   "description": "ISO 8601 with a time zone; at most 72 hours in the past; default now."},
-            "url": {"type": "string", "maxLength": 2048},
-            "referrer": {"type": "string", "maxLength": 2048},
-            "title": {"type": "string", "maxLength": 500},
-            "props": {"type": "object", "maxProperties": 30,
-                      "additionalProperties": {"type": ["string", "number", "boolean"]},
-                      "description": "Flat properties; commerce: transaction_id, value, currency."},
-            "items": {"type": "array", "maxItems": 50, "items": {
-                "type": "object", "additionalProperties": False,
-                "properties": {"id": {"type": "string", "maxLength": 200}, "name": {"type": "string", "maxLength": 200},
-                               "price": {"type": "number"}, "quantity": {"type": "number"}}}},
-            "visitor": {"type": "string", "pattern": "^[A-Za-z0-9_-]{22,64}$",
-                        "description": "Value of the visitor's _vis cookie."},
-            "user_id": {"type": "string", "maxLength": 200,
-                        "description": "Only for sites that accept signed-in visitors; refused otherwise."},
-            "ip": {"type": "string", "description": "Used for the daily hash and the country, then discarded."},
-            "user_agent": {"type": "string", "maxLength": 1000,
-                           "description": "Used for the daily hash and reduced to browser, OS and device class."},
-            "language": {"type": "string"},
         },
     }
     return {
@@ -367,10 +338,6 @@ def _schemas() -> dict[str, Any]:
                            "next_before": {"type": ["integer", "null"],
                                            "description": "Pass as `before` for the next (older) page; null at the end."}},
         },
-        "ServerEvent": server_event,
-        "ServerBatch": {"type": "object", "additionalProperties": False, "required": ["events"],
-                        "properties": {"events": {"type": "array", "minItems": 1, "maxItems": 100,
-                                                  "items": server_event}}},
         "BatchResult": {
             "type": "object", "required": ["accepted", "rejected"],
             "properties": {"accepted": {"type": "integer", "minimum": 0},
@@ -387,27 +354,6 @@ def _schemas() -> dict[str, Any]:
         },
         "EraseAccepted": {"type": "object", "required": ["id", "state"],
                           "properties": {"id": _UUID, "state": {"type": "string", "enum": ["pending"]}}},
-        "BrowserBatch": {
-            "type": "object", "required": ["site", "events"],
-            "description": "Sent by the tracking script (as text/plain to avoid a CORS preflight).",
-            "properties": {
-                "site": _UUID,
-                "visitor": {"type": "string", "description": "The _vis cookie value, in cookie mode."},
-                "events": {"type": "array", "minItems": 1, "maxItems": 50, "items": {
-                    "type": "object", "required": ["type"],
-                    "properties": {"type": {"type": "string", "enum": ["pageview", "event"]},
-                                   "name": {"type": "string"}, "url": {"type": "string"},
-                                   "referrer": {"type": "string"}, "title": {"type": "string"},
-                                   "props": {"type": "object"}, "items": {"type": "array"},
-                                   "language": {"type": "string"},
-                                   "screen": {"type": "string", "enum": ["mobile", "tablet", "desktop"]},
-                                   "page_id": {"type": "string"},
-                                   "ts": {"type": "number", "description": (
-                                       "The page's clock, epoch milliseconds. Only differences within one request "
-                                       "count: each event is stored at the time of receipt less how much earlier "
-                                       "than the request's latest event it was stamped (at most 30 minutes).")}}}},
-            },
-        },
         "SiteConfig": {
             "type": "object",
             "description": "What the tracking script needs to know about its site.",
@@ -425,6 +371,9 @@ def _schemas() -> dict[str, Any]:
             "properties": {"status": {"type": "string", "enum": ["ok", "unavailable"]},
                            "component": {"type": "string"}, "database": {"type": "object"}},
         },
+        # ServerBatch, ServerEvent, Item, BrowserBatch, BrowserEvent, BrowserItem: generated from the
+        # Structs that decode the events, so the document says what the collector accepts.
+        **event_schema_components(),
     }
 
 

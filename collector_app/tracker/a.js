@@ -16,7 +16,7 @@
   if (!site || api.v) return; // no site id, or the tag is on the page twice
   api.v = 1;
   // The endpoint is on the origin of this script's own src; its path is renamable server-side.
-  let ep = new URL("__AUDIENCE_ENDPOINT__", me.src).href;
+  let ep = new URL("__AUDIENCE_ENDPOINT__", me.src); // a URL: sendBeacon, fetch and + take it as its href
   let cfg = {}, ready, cookieOn, asked, gone, Q = [], T, pid, purl, maxS, sentS, Z = [];
   let fresh = () => { pid = rid(); maxS = sentS = 0; }; // a new page view
   let vids = new WeakMap, arr = v => Array.isArray(v) ? v : [];

@@ -1,5 +1,11 @@
 -- For each conversion and attribution model, the credits of its touches sum to 1 and the
 -- revenue credited sums to the conversion value.
+--
+-- An asset check of int_conversions in Dagster: a singular test over two models names the one it
+-- checks, else Dagster logs it as an observation with a warning at every build. int_conversions,
+-- not the fct_attribution view, since the 15-minute build refreshes int_conversions (and the
+-- attribution it feeds) without selecting the view, and a check runs with the asset it is on.
+{{ config(meta={'dagster': {'ref': {'name': 'int_conversions'}}}) }}
 with attribution as (
 
     select * from {{ ref('fct_attribution') }}

@@ -23,11 +23,12 @@ class Warehouse(ConfigurableResource):
 
     home: str
     database_url: str = ""
+    lake_dir: str = ""
 
     def settings(self) -> Settings:
         base = Settings.from_env()
         return Settings(home=Path(self.home), database_url=self.database_url or None,
-                        server_secret_value=base.server_secret_value)
+                        server_secret_value=base.server_secret_value, lake_dir=Path(self.lake_dir) if self.lake_dir else None)
 
     def url(self) -> str:
         return connection.server_url(self.settings())
@@ -50,7 +51,8 @@ class WarehouseDbtCliResource(DbtCliResource):
 def build_resources(settings: Settings | None = None) -> dict:
     """The resources of every job, for the given settings (default: from the environment)."""
     settings = settings or Settings.from_env()
-    warehouse = Warehouse(home=str(settings.home), database_url=settings.database_url or "")
+    warehouse = Warehouse(home=str(settings.home), database_url=settings.database_url or "",
+                          lake_dir=str(settings.lake_dir or ""))
     return {
         "warehouse": warehouse,
         "dbt": WarehouseDbtCliResource(project_dir=analytics_dbt_project, dbt_executable=dbt_executable(),

@@ -23,9 +23,8 @@ from pipelines.admin.server_keys import ServerKeyIdentity, authenticate_and_coun
 from pipelines.database.connection import DatabaseUnavailable
 from pipelines.ingest import rate_limits
 from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, load_site_config
-from pipelines.ingest.events import (EventRefused, browser_event_times, validate_browser_event,
-                                    validate_server_event)
-from pipelines.ingest.rows import derive_row
+from pipelines.ingest.events import EventRefused, browser_event_times, check_browser_event, check_server_event
+from pipelines.ingest.rows import event_row
 from pipelines.ingest.visitors import DailySalts, SaltUnavailable, utc_day
 from pipelines.ingest.writer import IdempotencyRecord, writer_for
 
@@ -123,25 +122,28 @@ class Ingestion:
                 raise
             return ServerRequest(identity)
 
-    def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime) -> tuple[list[tuple], list[dict]]:
-        """Validate each event and derive its row. Returns (rows, rejected) where rejected holds
-        `{index, code, message}` per refused event. The IP and user agent end here."""
+    def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime,
+                    escapes: bool = True) -> tuple[list[tuple], list[dict]]:
+        """Check each event (undecoded JSON, `msgspec.Raw`, or Python objects) and derive its row.
+        Returns (rows, rejected) where rejected holds `{index, code, message}` per refused event.
+        `escapes` False: the body holds no \\u escape (see `check_server_event`). The IP and user
+        agent end here."""
         site_id = str(identity.site_id)
         salt = self.salts.cached(utc_day(now))
+        accept_user_id = identity.accept_user_id
         rows, rejected = [], []
         for index, event in enumerate(events):
             try:
-                fields = validate_server_event(event, now=now, accept_user_id=identity.accept_user_id)
+                e, occurred_at = check_server_event(event, now=now, accept_user_id=accept_user_id, escapes=escapes)
             except EventRefused as refused:
                 rejected.append({"index": index, "code": refused.code, "message": refused.message})
                 continue
-            ip = fields.pop("ip")
-            user_agent = fields.pop("user_agent")
-            visitor = fields.pop("visitor")
+            ip, visitor = e.ip, e.visitor
             if ip and not visitor and salt is None:
                 raise SaltUnavailable("no salt for today and the database is down")
-            rows.append(derive_row(site_id, "server", fields, received_at=now, salt=salt,
-                                   visitor=visitor, ip=ip, user_agent=user_agent))
+            rows.append(event_row(site_id, "server", occurred_at, now, e.type, e.name, e.user_id, None, e.url,
+                                  e.referrer, e.title, e.language, None, e.props, e.items, salt, visitor, ip,
+                                  e.user_agent))
         return rows, rejected
 
     def store(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
@@ -203,12 +205,13 @@ class Ingestion:
         rows, refused = [], 0
         for event, occurred_at in zip(events, browser_event_times(events, now)):
             try:
-                fields = validate_browser_event(event, occurred_at=occurred_at)
+                e = check_browser_event(event)
             except EventRefused:
                 refused += 1
                 continue
-            rows.append(derive_row(site.site_id, "browser", fields, received_at=now, salt=salt,
-                                   visitor=visitor, ip=ip, user_agent=user_agent))
+            rows.append(event_row(site.site_id, "browser", occurred_at, now, e.type, e.name, None, e.page_id,
+                                  e.url, e.referrer, e.title, e.language, e.screen, e.props, e.items, salt,
+                                  visitor, ip, user_agent))
         return rows, refused
 
     def stored_response(self, key_id, idempotency_key_hash: str) -> tuple[str, dict] | None:

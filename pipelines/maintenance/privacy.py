@@ -24,6 +24,8 @@ from psycopg.types.json import Jsonb
 
 from pipelines import audit
 from pipelines.admin.privacy_requests import export_path
+from pipelines.lake.export import LakeWriter, lake_of
+from pipelines.lake.privacy import PersonIds, erase_from_lake, person_in_lake, person_in_postgres
 from pipelines.maintenance.warehouse_tables import derived_tables
 from pipelines.settings import Settings
 
@@ -132,6 +134,21 @@ def erase_person(conn: psycopg.Connection, subject: Subject) -> dict[str, int]:
     return deleted
 
 
+def erase_everywhere(conn: psycopg.Connection, settings: Settings, subject: Subject) -> tuple[dict, dict]:
+    """Erase the person from PostgreSQL, then from every lake file that holds them (found by
+    searching the files, rewritten from PostgreSQL), holding the lake writers' lock throughout so
+    that no refresh writes them back in between. LakeErasureIncomplete when a file still holds them."""
+    lake = lake_of(settings)
+    if not lake.root.is_dir():
+        return erase_person(conn, subject), {}
+    ids = PersonIds(subject.site_id, set(subject.user_ids), set(subject.visitor_ids))
+    person_in_postgres(conn, ids)
+    with LakeWriter(settings, lake=lake).open() as writer:
+        person_in_lake(writer, ids)
+        deleted = erase_person(conn, subject)
+        return deleted, erase_from_lake(writer, ids)
+
+
 def _claim_next(conn: psycopg.Connection) -> dict[str, Any] | None:
     with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
         request = cur.execute(
@@ -156,8 +173,9 @@ def process_request(conn: psycopg.Connection, settings: Settings, request: dict[
         rows = export_person(conn, subject, path)
         result = {"export_file": str(path.relative_to(settings.home)), "rows": rows}
     else:
-        deleted = erase_person(conn, subject)
-        result = {"rows_deleted": sum(deleted.values()), "tables": deleted}
+        deleted, lake_files = erase_everywhere(conn, settings, subject)
+        result = {"rows_deleted": sum(deleted.values()), "tables": deleted,
+                  "lake_partitions_rewritten": sum(lake_files.values())}
     with conn.transaction():
         conn.execute(
             """update collect.privacy_requests

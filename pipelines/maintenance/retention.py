@@ -12,6 +12,8 @@ import psycopg
 from psycopg import sql
 
 from pipelines import audit, partitions
+from pipelines.lake.layout import Lake
+from pipelines.lake.privacy import apply_lake_retention
 from pipelines.maintenance.warehouse_tables import derived_tables
 
 # Time columns by which derived rows are aged, in order of preference.
@@ -22,6 +24,7 @@ _TIME_COLUMNS = ("occurred_at", "visit_start", "converted_at", "ordered_at")
 class RetentionResult:
     dropped_partitions: list[str] = field(default_factory=list)
     deleted_rows: dict[str, int] = field(default_factory=dict)
+    lake_partitions_removed: list[str] = field(default_factory=list)
 
 
 def retention_cutoff(today: date, retention_months: int) -> datetime:
@@ -30,8 +33,10 @@ def retention_cutoff(today: date, retention_months: int) -> datetime:
     return datetime(month.year, month.month, 1, tzinfo=timezone.utc)
 
 
-def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: str = "maintenance") -> RetentionResult:
-    """Drop or delete every event older than its site's retention, in raw data and derived tables."""
+def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: str = "maintenance",
+                    lake: Lake | None = None) -> RetentionResult:
+    """Drop or delete every event older than its site's retention, in raw data and derived tables,
+    and (given the lake) the lake's partitions of those days."""
     today = today or datetime.now(timezone.utc).date()
     result = RetentionResult()
     sites = conn.execute("select site_id, retention_months from collect.sites").fetchall()
@@ -64,4 +69,12 @@ def apply_retention(conn: psycopg.Connection, today: date | None = None, actor: 
         if result.dropped_partitions or result.deleted_rows:
             audit.record(conn, actor, "retention.applied", None,
                          {"dropped_partitions": result.dropped_partitions, "deleted_rows": result.deleted_rows})
+    if lake is not None:
+        # After the commit: the lake's writers' lock is never awaited while this transaction holds
+        # PostgreSQL's locks (an erasure holding it may be waiting for them).
+        result.lake_partitions_removed = apply_lake_retention(
+            conn, lake, {str(site): cutoff for site, cutoff in cutoffs.items()})
+        if result.lake_partitions_removed:
+            audit.record(conn, actor, "retention.lake_applied", None,
+                         {"lake_partitions_removed": len(result.lake_partitions_removed)})
     return result

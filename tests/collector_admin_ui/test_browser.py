@@ -84,6 +84,10 @@ def test_server_key_created_used_revoked_and_audited(collector, owner):
     assert secret.startswith("sk_")
     expect(owner.get_by_role("button", name="Copy the secret")).to_be_visible()
     expect_accessible(owner)
+    owner.reload()  # repeats the GET after the redirect: no second key, and the secret is gone
+    expect(owner.get_by_role("heading", name="Server keys")).to_be_visible()
+    expect(owner.get_by_text("it will never be shown again")).to_have_count(0)
+    expect(owner.get_by_role("row", name=re.compile("Checkout back end"))).to_have_count(1)
     assert send_server_event(collector, secret).status_code == 202
     owner.goto(f"{collector.base_url}/admin/sites/{site}/settings")
     expect(owner.get_by_text(secret)).to_have_count(0)  # never shown again

@@ -61,3 +61,26 @@ def test_analytics_logs_shows_a_component_and_names_the_known_ones(tmp_path):
     unknown = logs_command("dagster")
     assert unknown.returncode == 1
     assert "no log named 'dagster'" in unknown.stderr and "collector, workbench" in unknown.stderr
+
+
+# Lines `analytics up` printed to the console though nobody had anything to do (issue 30), as the
+# components write them; each stays in its component's log.
+ROUTINE = (
+    "2026-11-27 09:15:31 +0000 - dagster - INFO - incremental_build_job - 5f1c - analytics_dbt_models - "
+    "Finished running node model.analytics.int_conversions. Done. PASS=41 WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL=41",
+    "09:15:31  Done. PASS=41 WARN=0 ERROR=0 SKIP=0 NO-OP=0 TOTAL=41",
+    "2026-11-27 09:15:31 +0000 - dagster - WARNING - incremental_build_job - 5f1c - analytics_dbt_models - "
+    "Logging an `AssetObservation` instead of an `AssetCheckResult` for dbt test `assert_attribution_credits_sum_to_one`.",
+    "WARNING:root:Retrying failed database creation",
+    "[2026-11-27 09:20:02 +0000] [5212] [INFO] Error while closing socket [Errno 9] Bad file descriptor",
+)
+
+
+def test_routine_lines_that_look_like_warnings_stay_in_the_component_logs():
+    console = ConsoleFilter(verbose=False)
+    assert [line for line in ROUTINE if console.shows(line)] == []
+    # What a person must act on still shows: a failed build, a socket error other than a closed one.
+    assert console.shows("09:15:31  Done. PASS=40 WARN=0 ERROR=1 SKIP=0 NO-OP=0 TOTAL=41")
+    assert console.shows("09:15:31  Done. PASS=40 WARN=1 ERROR=0 SKIP=0 NO-OP=0 TOTAL=41")
+    assert console.shows("[2026-11-27 09:20:02 +0000] [5212] [ERROR] Error while closing socket [Errno 104] reset")
+    assert all(ConsoleFilter(verbose=True).shows(line) for line in ROUTINE)

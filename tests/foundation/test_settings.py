@@ -45,3 +45,13 @@ def test_given_secret_wins_and_writes_nothing(tmp_path):
     settings = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "home"), "ANALYTICS_SECRET": "given"})
     assert settings.server_secret() == b"given"
     assert not (tmp_path / "home").exists()
+
+
+def test_lake_settings(tmp_path):
+    default = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "h")})
+    assert default.lake_path == tmp_path / "h" / "lake" and default.workbench_reads == "lake"
+    chosen = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "h"), "ANALYTICS_LAKE_PATH": str(tmp_path / "shared"),
+                                "ANALYTICS_WORKBENCH_READS": "Postgres"})
+    assert chosen.lake_path == tmp_path / "shared" and chosen.workbench_reads == "postgres"
+    with pytest.raises(SettingsError, match="ANALYTICS_WORKBENCH_READS must be one of lake, postgres"):
+        Settings.from_env({"ANALYTICS_WORKBENCH_READS": "spark"})

@@ -85,8 +85,13 @@ def test_up_serves_everything_and_stops_on_ctrl_c(tmp_path, product_home):
             with pytest.raises(requests.ConnectionError):
                 requests.get(url, timeout=2)
         # Dagster reports the runs that Ctrl-C interrupts; until then, no component may fail.
-        before_stop = (tmp_path / f"up-{run}.log").read_text().split("\nstopping...")[0]
+        whole = (tmp_path / f"up-{run}.log").read_text()
+        before_stop = whole.split("\nstopping...")[0]
         assert "Traceback" not in before_stop
+        # Nothing to act on at start or stop: Dagster's table-creation retry and gunicorn's closed
+        # socket stay in the component logs.
+        for routine in ("Retrying failed database creation", "Error while closing socket"):
+            assert routine not in whole, whole
     # Each run without an administrator prints new links; the previous ones stop working.
     assert links[0][0] != links[1][0] and links[0][1] != links[1][1]
     for name in ("collector", "workbench", "dagster-webserver", "dagster-daemon"):

@@ -13,3 +13,7 @@ def test_build_everything_in_process(db, site, settings):
     # One run covered every month with events (the fixture spans up to ten days back).
     assert db.execute("select count(*) from analytics.visits").fetchone()[0] == 5
     assert db.execute("select count(*) from analytics.event_sign_up").fetchone()[0] == 1
+    # The lake follows: every view's folder, and the closed days of raw events.
+    assert {"lake/analytics/visits", "lake/analytics/event_views", "lake/raw/events"} <= keys
+    assert (settings.lake_path / "analytics" / "visits" / "_lake.json").is_file()
+    assert len(list((settings.lake_path / "raw" / "events").rglob("part-0.parquet"))) >= 4

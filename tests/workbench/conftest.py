@@ -138,3 +138,42 @@ def analyst() -> UserContext:
 @pytest.fixture
 def admin() -> UserContext:
     return UserContext("admin", (EVERYTHING,), {})
+
+
+@pytest.fixture(scope="session")
+def lake_engine(source_files, pg_server_url, template_database, tmp_path_factory) -> WorkbenchEngine:
+    """The same warehouse tables in PostgreSQL, exported to a lake and read as the product reads it
+    (a `lake` catalog: views over Parquet, PostgreSQL attached under a hidden name)."""
+    import psycopg
+    import psycopg.conninfo
+
+    from pipelines.lake.export import LakeWriter
+    from pipelines.settings import Settings
+    from tests.conftest import TEST_SECRET, clone_template, drop_database
+    from workbench_app.engine.lake_catalog import lake_target
+
+    url = clone_template(pg_server_url, template_database, prefix="bypass_lake")
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("""create table analytics.events (id integer, site_id integer, page text, country text,
+                      region text, visitor_hash text, email text, revenue double precision)""")
+        db.cursor().executemany("insert into analytics.events values (%s, %s, %s, %s, %s, %s, %s, %s)", EVENTS)
+        db.execute("create table analytics.salaries (name text, amount integer)")
+        db.execute("insert into analytics.salaries values ('ceo', 1000000)")
+        db.execute('create table analytics."PageViews" ("Page" text, "Views" integer)')
+        db.execute("""insert into analytics."PageViews" values ('/home', 3), ('/blog', 1)""")
+    folder = tmp_path_factory.mktemp("bypass_lake")
+    settings = Settings(home=folder / "home", database_url=url, server_secret_value=TEST_SECRET,
+                        lake_dir=folder / "lake")
+    with LakeWriter(settings).open() as writer:
+        writer.refresh_views(full=True)
+    engine = WorkbenchEngine(
+        EngineSettings(default_catalog="warehouse", default_schema="analytics", mask_salt=MASK_SALT,
+                       timeout_seconds=10, row_limit=1000),
+        [CatalogSource("warehouse", "lake", lake_target(folder / "lake", psycopg.conninfo.make_conninfo(url)),
+                       default_schema="analytics", schemas=("analytics",)),
+         CatalogSource("crm", "sqlite", str(source_files["crm"]))],
+    )
+    assert set(engine.lake_freshness()["warehouse"]) == {"events", "salaries", "PageViews"}
+    yield engine
+    engine.close()
+    drop_database(pg_server_url, url)

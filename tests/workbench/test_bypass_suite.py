@@ -28,6 +28,12 @@ FORBIDDEN = (
     "/blog",  # only US events have /blog
 )
 
+@pytest.fixture(scope="module", params=["warehouse-file", "lake"])
+def engine(request, engine):
+    """Every attempt against the warehouse as a DuckDB file and as the lake the product reads."""
+    return engine if request.param == "warehouse-file" else request.getfixturevalue("lake_engine")
+
+
 REFUSED = [
     # hidden tables, however they are named
     ("plain hidden table", "SELECT * FROM salaries", "table_not_found"),
@@ -43,6 +49,10 @@ REFUSED = [
     ("duckdb memory catalog", "SELECT * FROM memory.main.anything", "table_not_found"),
     ("duckdb system catalog", "SELECT * FROM system.main.duckdb_tables", "table_not_found"),
     ("temp catalog", "SELECT * FROM temp.main.t", "table_not_found"),
+    ("the lake's hidden PostgreSQL catalog", "SELECT * FROM warehouse__postgres.analytics.salaries", "table_not_found"),
+    ("the lake's hidden catalog, quoted", 'SELECT * FROM "warehouse__postgres"."analytics"."events"', "table_not_found"),
+    ("a lake file read directly", "SELECT * FROM read_parquet('/tmp/*/lake/analytics/salaries/part-0.parquet')",
+     "function_not_allowed"),
     # CTEs
     ("CTE over hidden table", "WITH s AS (SELECT * FROM salaries) SELECT * FROM s", "table_not_found"),
     (

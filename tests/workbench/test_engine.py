@@ -18,7 +18,7 @@ from workbench_app.engine import (
     UserContext,
     WorkbenchEngine,
 )
-from workbench_app.engine.offline_extensions import extension_path
+from pipelines.duckdb_extensions import extension_path
 
 
 def internal_connection(engine: WorkbenchEngine) -> duckdb.DuckDBPyConnection:

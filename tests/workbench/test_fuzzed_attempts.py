@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from tests.workbench.test_bypass_suite import FORBIDDEN
+from tests.workbench.test_bypass_suite import FORBIDDEN, engine  # noqa: F401 - the warehouse file and the lake
 from workbench_app.engine import EngineError
 
 RELATIONS = [

@@ -1,7 +1,7 @@
 """The Demo folder: created once, editable and deletable, never created again over people's changes."""
 from __future__ import annotations
 
-from workbench_app.content.demo_content import DASHBOARD_NAME, FOLDER_NAME, QUESTIONS, seed_demo_content
+from workbench_app.home.demo_content import DASHBOARD_NAME, FOLDER_NAME, QUESTIONS, seed_demo_content
 from tests.workbench_api.conftest import ok
 
 
@@ -20,6 +20,8 @@ def test_the_demo_folder_holds_the_questions_and_a_dashboard_over_them(admin, wo
     dashboard = next(d for d in ok(admin.get("/dashboards"))["dashboards"] if d["name"] == DASHBOARD_NAME)
     cards = ok(admin.get(f"/dashboards/{dashboard['dashboard_id']}"))["cards"]
     assert sorted(c["question_id"] for c in cards) == sorted(q["question_id"] for q in saved)
+    # Pinned for everyone: the first thing on the home page.
+    assert [(p["kind"], p["id"]) for p in ok(admin.get("/home"))["pinned"]] == [("dashboard", dashboard["dashboard_id"])]
 
 
 def test_people_s_changes_are_never_overwritten(admin, workbench_db):

@@ -30,6 +30,8 @@ LANGUAGES = ("en", "fr", "es")
 SIGN_IN = {"en": "Sign in", "fr": "Se connecter", "es": "Entrar"}
 EMAIL = {"en": "E-mail address", "fr": "Adresse e-mail", "es": "Correo electrónico"}
 PASSWORD_LABEL = {"en": "Password", "fr": "Mot de passe", "es": "Contraseña"}
+MAIN_MENU = {"en": "Main", "fr": "Principale", "es": "Principal"}
+ADMINISTRATION = {"en": "Administration", "fr": "Administration", "es": "Administración"}
 
 
 @dataclass
@@ -115,6 +117,13 @@ def sign_in(page, email: str = ADMIN, password: str = PASSWORD, language: str = 
     page.get_by_role("button", name=SIGN_IN[language]).click()
     if expect_success:
         expect(page.get_by_role("navigation").first).to_be_visible()
+
+
+def open_administration(page, screen: str, language: str = "en") -> None:
+    """Administration in the main menu, then one of its screens in its own sub-navigation."""
+    page.get_by_role("navigation", name=MAIN_MENU[language]).get_by_role(
+        "link", name=ADMINISTRATION[language], exact=True).click()
+    page.get_by_role("navigation", name=ADMINISTRATION[language]).get_by_role("link", name=screen, exact=True).click()
 
 
 def check_accessibility(page, what: str) -> None:

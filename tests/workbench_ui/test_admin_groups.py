@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.mcp_client import call_tools, error_text, payload
-from tests.workbench_ui.conftest import LANGUAGES, PASSWORD, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, PASSWORD, check_accessibility, open_administration, sign_in
 from tests.workbench_ui.test_screens import expect_rows, open_sql_editor, run, write_sql
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -31,7 +31,7 @@ def test_a_rule_written_in_the_screen_applies_at_once_and_view_as_shows_it(page,
     open_sql_editor(editor)
 
     sign_in(page)
-    page.get_by_role("link", name="Groups and rules").click()
+    open_administration(page, "Groups and rules")
     expect(page.get_by_role("heading", name="Groups and data rules")).to_be_visible()
     page.get_by_label("New group name").fill("Channel readers")
     page.get_by_role("button", name="Create the group").click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, open_administration, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -16,7 +16,7 @@ TITLE = {"en": "People", "fr": "Personnes", "es": "Personas"}
 def test_invite_edit_reset_and_deactivate_a_person(page, context, stack):
     group = stack.ok("POST", "/groups", json={"name": "North readers"})
     sign_in(page)
-    page.get_by_role("link", name="People", exact=True).click()
+    open_administration(page, "People")
     expect(page.get_by_role("heading", name="People", exact=True)).to_be_visible()
     page.get_by_role("button", name="Invite a person").click()
     form = page.get_by_role("form", name="Invite a person")
@@ -79,7 +79,7 @@ def test_the_people_screen_in_each_language_passes_axe(page, stack, language):
     email = f"people-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language], exact=True).click()
+    open_administration(page, TITLE[language], language)
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     page.get_by_role("row", name=email).get_by_role("button").click()
     expect(page.get_by_role("heading", name=email)).to_be_visible()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, open_administration, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -13,7 +13,7 @@ TITLE = {"en": "Settings", "fr": "Réglages", "es": "Ajustes"}
 
 def test_the_language_of_new_accounts_is_set_in_the_screen(page, stack):
     sign_in(page)
-    page.get_by_role("link", name="Settings", exact=True).click()
+    open_administration(page, "Settings")
     page.get_by_label("Language of new accounts").select_option("fr")
     expect(page.get_by_text("Saved.")).to_be_visible()
     try:
@@ -29,6 +29,6 @@ def test_the_settings_screen_in_each_language_passes_axe(page, stack, language):
     email = f"settings-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=TITLE[language], exact=True).click()
+    open_administration(page, TITLE[language], language)
     expect(page.get_by_role("heading", name=TITLE[language], exact=True)).to_be_visible()
     check_accessibility(page, f"settings ({language})")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import REPO_ROOT
 from tests.scripted_chat_provider import ScriptedChatProvider
-from tests.workbench_ui.conftest import ADMIN, LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import ADMIN, LANGUAGES, check_accessibility, open_administration, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -41,7 +41,7 @@ def test_the_assistant_is_off_until_configured_and_its_settings_screen_passes_ax
     sign_in(page, ADMIN)
     navigation = page.get_by_role("navigation").first
     expect(navigation.get_by_role("link", name="Assistant", exact=True)).to_have_count(0)
-    navigation.get_by_role("link", name="Assistant settings").click()
+    open_administration(page, "Assistant settings")
     expect(page.get_by_role("heading", name="Assistant provider")).to_be_visible()
     check_accessibility(page, "the assistant settings")
     page.goto("/assistant")

@@ -6,12 +6,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, open_administration, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 HEADINGS = {
-    "/": {"en": "Browse", "fr": "Parcourir", "es": "Explorar"},
+    "/": {"en": "Home", "fr": "Accueil", "es": "Inicio"},
+    "/browse": {"en": "Browse", "fr": "Parcourir", "es": "Explorar"},
     "/sql": {"en": "New SQL query", "fr": "Nouvelle requête SQL", "es": "Nueva consulta SQL"},
     "/data": {"en": "Data", "fr": "Données", "es": "Datos"},
     "/history": {"en": "History", "fr": "Historique", "es": "Historial"},
@@ -208,7 +209,7 @@ def test_history_reopens_a_statement_and_the_audit_log_shows_sign_ins(page):
     expect(row).to_contain_text("Workbench")
     row.get_by_role("link", name="Open in the editor").click()
     expect(page.get_by_role("textbox", name="SQL statement")).to_contain_text("select 42 as answer")
-    page.get_by_role("link", name="Audit log").click()
+    open_administration(page, "Audit log")
     page.get_by_label("Kind").select_option("sign_in")
     expect(page.get_by_role("cell", name="sign_in.succeeded").first).to_be_visible()
     page.get_by_label("Person").fill("nobody-signed-in-as-this")

@@ -16,7 +16,7 @@ def test_sign_in_then_out(page):
     expect(page).to_have_url(re.compile(r"/sign-in$"))
     check_accessibility(page, "sign-in")
     sign_in(page)
-    expect(page.get_by_role("heading", name="Browse")).to_be_visible()
+    expect(page.get_by_role("heading", name="Home", exact=True)).to_be_visible()
     cookie = next(c for c in page.context.cookies() if c["name"] == "wb_session")
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
     page.get_by_role("button", name="Sign out").click()
@@ -51,7 +51,7 @@ def sign_in_form(page):
 
 def test_a_state_changing_request_without_the_csrf_token_is_refused(page, stack):
     sign_in(page)
-    expect(page.get_by_role("heading", name="Browse")).to_be_visible()
+    expect(page.get_by_role("heading", name="Home", exact=True)).to_be_visible()
     refused = page.request.post(f"{stack.base_url}/api/v1/folders", data={"name": "Forged"})
     assert refused.status == 403 and refused.json()["error"]["code"] == "csrf_failed"
     folders = page.request.get(f"{stack.base_url}/api/v1/folders").json()["folders"]
@@ -66,9 +66,9 @@ def test_the_browsers_language_then_the_accounts(browser, stack, language):
     expect(page.get_by_label(EMAIL[language])).to_be_visible()
     check_accessibility(page, f"sign-in ({language})")
     sign_in(page, language=language)
-    heading = {"en": "Browse", "fr": "Parcourir", "es": "Explorar"}[language]
+    heading = {"en": "Home", "fr": "Accueil", "es": "Inicio"}[language]
     # The account's language (English) wins over the browser's once signed in.
-    expect(page.get_by_role("heading", name="Browse", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="Home", exact=True)).to_be_visible()
     assert heading
     context.close()
 
@@ -77,9 +77,9 @@ def test_the_account_language_is_chosen_in_the_menu(page, stack):
     stack.create_user("polyglot@example.org")
     sign_in(page, "polyglot@example.org")
     page.get_by_label("Language").select_option("fr")
-    expect(page.get_by_role("heading", name="Parcourir")).to_be_visible()
+    expect(page.get_by_role("heading", name="Accueil")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     page.reload()
     expect(page.get_by_role("link", name="Historique")).to_be_visible()
     page.get_by_label("Langue").select_option("es")
-    expect(page.get_by_role("heading", name="Explorar")).to_be_visible()
+    expect(page.get_by_role("heading", name="Inicio")).to_be_visible()

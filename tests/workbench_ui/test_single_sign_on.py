@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from tests.oidc_provider.servers import CLIENT_ID, CLIENT_SECRET, real_provider
 from tests.workbench_ui.conftest import (ADMIN, EMAIL, LANGUAGES, PASSWORD, PASSWORD_LABEL, SIGN_IN,
-                                         check_accessibility, sign_in)
+                                         check_accessibility, open_administration, sign_in)
 from tests.workbench_ui.test_screens import expect_rows, run, write_sql
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -105,14 +105,14 @@ def test_the_single_sign_on_settings_in_each_language_pass_axe(page, stack, prov
     email = f"sso-settings-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("link", name=SETTINGS[language], exact=True).click()
+    open_administration(page, SETTINGS[language], language)
     expect(page.get_by_role("heading", name=SSO_TITLE[language], exact=True)).to_be_visible()
     check_accessibility(page, f"single sign-on settings ({language})")
 
 
 def test_the_claims_mapping_is_set_in_the_screen_and_the_secret_never_shown(page, stack, provider):
     sign_in(page)
-    page.get_by_role("link", name="Settings", exact=True).click()
+    open_administration(page, "Settings")
     expect(page.get_by_text("A secret is set: leave empty to keep it.")).to_be_visible()
     expect(page.get_by_label("Client secret")).to_have_value("")
     assert CLIENT_SECRET not in page.content()

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.workbench_api.test_themes import png
-from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, open_administration, sign_in
 from tests.workbench_ui.test_dashboards import _demo_question, card, expect_chart
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -29,7 +29,7 @@ def test_the_theme_editor_previews_live_and_passes_axe_in_each_language(page, st
     email = f"themes-{language}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
-    page.get_by_role("navigation").get_by_role("link", name=words["nav"], exact=True).click()
+    open_administration(page, words["nav"], language)
     expect(page.get_by_role("heading", name=words["nav"], exact=True)).to_be_visible()
     page.get_by_label(words["new"]).fill(f"{HOSTILE_NAME} {language}")
     page.get_by_role("button", name=words["create"]).click()

@@ -8,6 +8,7 @@ from workbench_app.api import (
     assistant_routes,
     content_routes,
     dashboards_routes,
+    home_routes,
     openapi,
     password_link_routes,
     permissions_routes,
@@ -35,8 +36,9 @@ def register_api(app: Flask) -> None:
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
-                   themes_routes, print_routes, single_sign_on_routes, sharing_routes):
+                   themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes):
         api.register_blueprint(module.blueprint)
+    api.after_request(home_routes.remember_visit)
     app.register_blueprint(api)
     register_error_handlers(app)
 

@@ -13,6 +13,7 @@ from workbench_app.accounts.shapes import Group, GroupList
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.content.models_metrics import AGGREGATIONS
 from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
+from workbench_app.home import openapi_paths as home_openapi
 from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
 from workbench_app.openapi_vocabulary import TEXT_NO_NUL as _STRING, object_of as _object, ref as _ref
 from workbench_app.printing import openapi_paths as printing_openapi
@@ -516,6 +517,7 @@ def _paths() -> dict[str, Any]:
         **printing_openapi.paths(op, _also),
         **sso_openapi.paths(op, _also, _body),
         **sharing_openapi.paths(op, _also, _body),
+        **home_openapi.paths(op, _also),
     }
 
 
@@ -575,6 +577,7 @@ def document(app: Flask) -> dict[str, Any]:
                 **sharing_openapi.SCHEMAS,
                 **_model_schemas(Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group,
                                  GroupList),
+                **home_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

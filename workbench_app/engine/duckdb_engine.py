@@ -60,6 +60,8 @@ from workbench_app.engine.errors import (
     TABLE_NOT_FOUND,
     EngineError,
 )
+from pipelines.lake.layout import ANALYTICS
+from workbench_app.engine.lake_catalog import TableFreshness, attach_lake, lake_root_of, lake_table_of_error
 from workbench_app.engine.offline_extensions import EXTENSION_FOR_SOURCE_KIND, load_extension
 from workbench_app.engine.permissions import (
     UserContext,
@@ -74,7 +76,7 @@ from workbench_app.engine.variables import bind_variables
 
 log = logging.getLogger(__name__)
 
-SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files", "couchdb", "snowflake")
+SOURCE_KINDS = ("duckdb", "sqlite", "postgres", "mysql", "files", "couchdb", "snowflake", "lake")
 # Sources read through Python and handed to DuckDB as Arrow per statement (external_tables.py).
 EXTERNAL_KINDS = ("couchdb", "snowflake")
 # Readers of a "files" source (a folder of CSV/Parquet/JSON files), by extension.
@@ -98,6 +100,7 @@ _SYSTEM_SCHEMAS = {
     "files": {"information_schema", "pg_catalog"},
     "couchdb": {"information_schema", "pg_catalog"},
     "snowflake": {"information_schema", "pg_catalog"},
+    "lake": {"information_schema", "pg_catalog", "pg_toast"},
 }
 
 
@@ -108,7 +111,8 @@ class CatalogSource:
     ``target`` is a file path (``duckdb``, ``sqlite``), a folder (``files``: each
     CSV, TSV, Parquet or JSON file directly in it becomes a table ``<name>.main.<file stem>``)
     or a connection string (``postgres``: libpq key=value or URI; ``mysql``:
-    ``host=... user=... database=...``); for ``couchdb`` and ``snowflake``, the JSON
+    ``host=... user=... database=...``); for ``lake``, the JSON of the lake's folder and the
+    warehouse's connection string (lake_catalog.py); for ``couchdb`` and ``snowflake``, the JSON
     object of the keyword arguments of :class:`CouchCatalog` / :class:`SnowflakeCatalog`
     (``snowflake`` takes ``private_key_path`` for key-pair authentication).
     It may hold a password: it is never logged nor put in an error message.
@@ -200,6 +204,8 @@ class _Generation:
         )
         self.running = 0
         self.retired = False
+        # Per lake catalog (lowercased): each table's freshness (lake_catalog.TableFreshness).
+        self.lake_freshness: dict[str, dict[str, TableFreshness]] = {}
         # Lowercased catalog name -> (catalog, {(schema, table) lowercased: ExternalTable}).
         self.external: dict[str, tuple[ExternalCatalog, dict[tuple[str, str], ExternalTable]]] = {}
         try:
@@ -211,6 +217,10 @@ class _Generation:
         except Exception:
             self.close()
             raise
+
+    @property
+    def lake_roots(self) -> list[Path]:
+        return [lake_root_of(source.target) for source in self.sources if source.kind == "lake"]
 
     def close(self) -> None:
         self.connection.close()
@@ -233,12 +243,15 @@ class _Generation:
                 self.external[source.name.lower()] = (
                     catalog, {(t.schema.lower(), t.name.lower()): t for t in catalog.tables()})
                 create_placeholders(con, source.name, catalog.tables())
+            elif source.kind == "lake":
+                self.lake_freshness[source.name.lower()] = _attach_lake(con, source)
             else:
                 _attach(con, source)
+        # Once external access is off, DuckDB reads files only under these folders.
         folders = [source.target for source in self.sources if source.kind == "files"]
+        folders += [str(root / ANALYTICS) for root in self.lake_roots]
         if folders:
-            # Once external access is off, DuckDB reads files only under these
-            # folders: the views of "files" sources keep working, nothing else does.
+            # The views of "files" and "lake" sources keep working, nothing else does.
             listed = ", ".join(f"'{_sql_string(str(Path(f).resolve()) + '/')}'" for f in folders)
             con.execute(f"SET allowed_directories = [{listed}]")
 
@@ -305,6 +318,14 @@ def _private_key(path: str):
         raise SourceUnavailable("the private key file cannot be read (an unencrypted PEM key)") from None
 
 
+def _attach_lake(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> dict[str, TableFreshness]:
+    try:
+        return attach_lake(connection, source.name, source.target, source.schemas)
+    except duckdb.Error as error:
+        log.warning("attaching catalog %s (lake) failed: %s", source.name, type(error).__name__)
+        raise EngineError(CATALOG_ERROR, f"Could not attach catalog {source.name!r} ({source.kind}).") from None
+
+
 def _attach(connection: duckdb.DuckDBPyConnection, source: CatalogSource) -> None:
     if source.kind == "files":
         _attach_folder(connection, source)
@@ -366,6 +387,10 @@ class WorkbenchEngine:
     def schema(self) -> SchemaCatalog:
         """The tables and columns of every attached catalog (not filtered by user)."""
         return self._generation.schema
+
+    def lake_freshness(self) -> dict[str, dict[str, TableFreshness]]:
+        """Per lake catalog (lowercased name), where each table is read from and how fresh it is."""
+        return self._generation.lake_freshness
 
     def catalogs(self) -> list[str]:
         """Names of the attached catalogs."""
@@ -512,7 +537,7 @@ class WorkbenchEngine:
         except duckdb.Error as error:
             if cancellation.cancelled and not timed_out.is_set():
                 raise _cancelled() from None
-            raise _engine_error(error, timed_out.is_set()) from None
+            raise _engine_error(error, timed_out.is_set(), generation.lake_roots) from None
         finally:
             cancellation.on_cancel(None)
             timer.cancel()
@@ -604,8 +629,12 @@ def _cancelled() -> EngineError:
     return EngineError(QUERY_CANCELLED, "The query was cancelled.")
 
 
-def _engine_error(error: duckdb.Error, timed_out: bool) -> EngineError:
+def _engine_error(error: duckdb.Error, timed_out: bool, lake_roots: Sequence[Path] = ()) -> EngineError:
     """Translate a DuckDB error into an EngineError without echoing the rewritten SQL."""
+    damaged = lake_table_of_error(str(error), list(lake_roots))
+    if damaged:
+        return EngineError(QUERY_FAILED, f"The lake's files of table {damaged} cannot be read (a damaged or missing "
+                                         "file); the next refresh of the lake rewrites them.")
     if isinstance(error, duckdb.InterruptException) or timed_out:
         return EngineError(QUERY_TIMEOUT, "The query took too long and was stopped.")
     if isinstance(error, duckdb.OutOfMemoryException):

@@ -72,6 +72,7 @@ from workbench_app.engine.permissions import (
     unchecked_expressions,
 )
 from workbench_app.engine.statement_policy import check_statement, is_table_function
+from workbench_app.engine.written_names import name_columns_as_written
 
 _RESULT_ALIAS = "wb_result"
 #: Longer statements are refused before parsing (a question is never this long).
@@ -302,6 +303,7 @@ def _rewrite(
     started = time.perf_counter()
     tree = parse_single_statement(sql)
     check_statement(tree, allowed_parameters=parameters, sql=sql)
+    name_columns_as_written(tree, sql)
     state = _RewriteState(user=user, schema=schema, options=options)
 
     ctes: list[exp.CTE] = []

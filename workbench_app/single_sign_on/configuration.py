@@ -65,9 +65,11 @@ def effective(conn: psycopg.Connection, settings: Settings) -> SingleSignOn:
     return SingleSignOn(
         issuer=pick("issuer"), client_id=pick("client_id"), client_secret=secret, scopes=pick("scopes"),
         display_name=pick("display_name"), source=source,
+        # A mapping an administrator set replaces the environment's; an empty one leaves it in force.
+        attribute_claims=stored.get("attribute_claims") or dict(settings.oidc_attribute_claims),
+        group_mapping=stored.get("group_mapping") or dict(settings.oidc_group_mapping),
         **{name: stored.get(name, default) for name, default in (
-            ("email_claim", "email"), ("name_claim", "name"), ("groups_claim", "groups"),
-            ("attribute_claims", {}), ("group_mapping", {}), ("groups_by_name", True),
+            ("email_claim", "email"), ("name_claim", "name"), ("groups_claim", "groups"), ("groups_by_name", True),
             ("create_accounts", True), ("password_sign_in", True), ("break_glass_email", None))})
 
 

@@ -6,12 +6,44 @@ from typing import Any
 
 import psycopg.conninfo
 
+from datetime import datetime, timezone
+
 from pipelines.database import bootstrap
+from pipelines.lake.layout import STATE_FILE, Lake
 from pipelines.settings import Settings
 from workbench_app.engine import CatalogSource
+from workbench_app.engine.lake_catalog import lake_target
 from workbench_app.sources import credentials
 
 WAREHOUSE_SCHEMA = "analytics"
+
+
+def reads_lake(settings: Settings) -> bool:
+    """Whether the warehouse is read from the lake: the setting says so and the lake has tables
+    (before the first export, or when its folder is gone, PostgreSQL answers: lake_warning says why)."""
+    return settings.workbench_reads == "lake" and bool(Lake(settings.lake_path).analytics_tables())
+
+
+def lake_warning(settings: Settings) -> str | None:
+    """Why the warehouse is read from PostgreSQL although the setting asks for the lake (None otherwise)."""
+    if settings.workbench_reads != "lake" or reads_lake(settings):
+        return None
+    return "The lake has no table yet (or its folder cannot be read): the warehouse is read from PostgreSQL."
+
+
+def lake_signature(settings: Settings) -> tuple:
+    """What the lake views are built from: each table's state file (its time) and the day (the
+    views read PostgreSQL for the days the lake lacks). A change rebuilds the engine's views."""
+    if settings.workbench_reads != "lake":
+        return ()
+    lake = Lake(settings.lake_path)
+    stamps = []
+    for table in lake.analytics_tables():
+        try:
+            stamps.append((table, (lake.table_dir("analytics", table) / STATE_FILE).stat().st_mtime_ns))
+        except OSError:
+            stamps.append((table, None))
+    return (datetime.now(timezone.utc).date(), tuple(stamps))
 
 
 def schema_allow_list(kind: str, options: dict[str, Any]) -> tuple[str, ...] | None:
@@ -34,10 +66,14 @@ def catalog_source(settings: Settings, source: dict[str, Any]) -> CatalogSource:
         if source.get("sealed_secret") else None)
     schemas = schema_allow_list(kind, options)
     if kind == "warehouse":
-        # Read only through the read-only role, whose password is derived from the server secret.
-        reader_url = bootstrap.database_urls(settings).reader
-        return CatalogSource(name, "postgres", psycopg.conninfo.make_conninfo(reader_url),
-                             default_schema=options.get("default_schema") or schemas[0], schemas=schemas)
+        # Read only through the read-only role, whose password is derived from the server secret;
+        # through the lake's files where the setting says so and the lake has been written.
+        reader = psycopg.conninfo.make_conninfo(bootstrap.database_urls(settings).reader)
+        default_schema = options.get("default_schema") or schemas[0]
+        if reads_lake(settings):
+            return CatalogSource(name, "lake", lake_target(settings.lake_path, reader),
+                                 default_schema=default_schema, schemas=schemas)
+        return CatalogSource(name, "postgres", reader, default_schema=default_schema, schemas=schemas)
     if kind == "postgres":
         params = {"host": options["host"], "dbname": options["database"], "user": options["user"]}
         if options.get("port"):

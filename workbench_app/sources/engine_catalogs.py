@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CATALOG = "warehouse"
 RETRY_SECONDS = 30.0
+# How often a worker looks at the lake's state files (a refresh after a build, a new day).
+LAKE_CHECK_SECONDS = 5.0
 
 
 def engine_settings(settings: Settings) -> EngineSettings:
@@ -51,17 +53,30 @@ class EngineCatalogs:
     attached: dict[str, CatalogSource] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     synced_at: float = 0.0
+    lake_seen: tuple | None = None
+    lake_checked_at: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def current(self, conn: psycopg.Connection) -> WorkbenchEngine:
         """The engine, after attaching or detaching whatever changed since the last statement."""
         version = registry.current_version(conn)
-        if self.engine is not None and version == self.version and not self._retry_due():
+        lake_moved = self._lake_moved()
+        if self.engine is not None and version == self.version and not self._retry_due() and not lake_moved:
             return self.engine
         with self._lock:
-            if self.engine is None or version != self.version or self._retry_due():
-                self._sync(conn, version)
+            if self.engine is None or version != self.version or self._retry_due() or lake_moved:
+                self._sync(conn, version, rebuild=lake_moved and self.engine is not None)
         return self.engine
+
+    def _lake_moved(self) -> bool:
+        """Whether the lake's tables changed since the engine's views were made (checked every few seconds)."""
+        now = time.monotonic()
+        if now - self.lake_checked_at < LAKE_CHECK_SECONDS:
+            return False
+        self.lake_checked_at = now
+        signature = catalogs.lake_signature(self.settings)
+        moved, self.lake_seen = self.lake_seen is not None and signature != self.lake_seen, signature
+        return moved
 
     def _retry_due(self) -> bool:
         """A source that failed to attach (server down) is tried again now and then."""
@@ -79,7 +94,7 @@ class EngineCatalogs:
         self.failures = failures
         return desired
 
-    def _sync(self, conn: psycopg.Connection, version: int) -> None:
+    def _sync(self, conn: psycopg.Connection, version: int, rebuild: bool = False) -> None:
         desired = self._desired(conn)
         if self.engine is None:
             self.engine = WorkbenchEngine(self.engine_config or engine_settings(self.settings))
@@ -90,8 +105,8 @@ class EngineCatalogs:
             # One source does not attach: find it, keep the others.
             changed = True
             self._attach_one_by_one(desired)
-        if not changed and self.version is not None and version != self.version:
-            self.engine.refresh_schema()  # a refresh request: the sources' tables may have changed
+        if not changed and ((self.version is not None and version != self.version) or rebuild):
+            self.engine.refresh_schema()  # a refresh request or a new lake state: the tables may have changed
         self.version = version
         self.synced_at = time.monotonic()
 

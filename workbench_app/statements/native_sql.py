@@ -22,6 +22,7 @@ from workbench_app.accounts.identity import Identity
 from workbench_app.engine import CatalogSource, jsonable
 from workbench_app.errors import WorkbenchError, forbidden, invalid
 from workbench_app.records import query_history
+from workbench_app.engine.lake_catalog import lake_postgres_conninfo
 from workbench_app.services import WorkbenchServices
 from workbench_app.sources.catalogs import WAREHOUSE_SCHEMA
 from workbench_app.sources.engine_catalogs import DEFAULT_CATALOG
@@ -42,8 +43,10 @@ def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sq
     timeout = services.settings.workbench_query_timeout_seconds
     started = time.perf_counter()
     try:
-        if source.kind == "postgres":
-            columns, rows = _postgres(source.target, sql, limit, timeout)
+        if source.kind in ("postgres", "lake"):
+            # The warehouse read through the lake: native SQL is PostgreSQL's, sent to PostgreSQL.
+            conninfo = source.target if source.kind == "postgres" else lake_postgres_conninfo(source.target)
+            columns, rows = _postgres(conninfo, sql, limit, timeout)
         elif source.kind == "sqlite":
             columns, rows = _sqlite(source.target, sql, limit, timeout)
         else:

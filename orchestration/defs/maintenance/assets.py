@@ -7,6 +7,7 @@ from dagster import AssetExecutionContext, AssetKey, MaterializeResult, asset
 from orchestration.defs.resources import Warehouse
 from pipelines import event_views, partitions
 from pipelines.ingest import destroy_salts_before, replay_spool
+from pipelines.lake.export import lake_of
 from pipelines.maintenance.privacy import process_privacy_requests
 from pipelines.maintenance.retention import apply_retention
 
@@ -29,12 +30,13 @@ def raw_event_partitions(warehouse: Warehouse) -> MaterializeResult:
 
 
 @asset(group_name=GROUP, deps=[raw_event_partitions],
-       description="Each site's retention: whole partitions dropped when no site needs them, older rows deleted everywhere.")
+       description="Each site's retention: whole partitions dropped when no site needs them, older rows deleted everywhere, the lake's partitions of those days removed.")
 def event_retention(warehouse: Warehouse) -> MaterializeResult:
     with warehouse.connect() as conn:
-        result = apply_retention(conn)
+        result = apply_retention(conn, lake=lake_of(warehouse.settings()))
     return MaterializeResult(metadata={"dropped_partitions": ", ".join(result.dropped_partitions) or "none",
-                                       "deleted_rows": sum(result.deleted_rows.values())})
+                                       "deleted_rows": sum(result.deleted_rows.values()),
+                                       "lake_partitions_removed": len(result.lake_partitions_removed)})
 
 
 @asset(group_name=GROUP, description="Destroy the salts of the days before today (audited).")

@@ -5,11 +5,13 @@ import { BrowserRouter, matchPath, Route, Routes } from "react-router";
 import { ApiError } from "../api/client";
 import { prefetchDashboard } from "../features/dashboards/dashboardQueries";
 import { SignInPage } from "../features/sign-in/SignInPage";
+import { AdminLayout, isAdministration } from "./AdminLayout";
 import { AppLayout } from "./AppLayout";
 import { preloadable, type Preloadable } from "./preloadable";
 import { prefetchSession, RequireSession } from "./session";
 
 // Screens load on first visit: the first screen ships only what it draws.
+const HomePage = preloadable(() => import("../features/home/HomePage"));
 const BrowsePage = preloadable(() => import("../features/browse/BrowsePage"));
 const SqlEditorPage = preloadable(() => import("../features/sql-editor/SqlEditorPage"));
 const QuestionBuilderPage = preloadable(() => import("../features/question-builder/QuestionBuilderPage"));
@@ -44,7 +46,8 @@ const PUBLIC_SCREENS: [string, Preloadable<object>][] = [
   ["/embed", EmbedPage],
 ];
 const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
-  ["/", BrowsePage],
+  ["/", HomePage],
+  ["/browse", BrowsePage],
   ["/browse/:folderId", BrowsePage],
   ["/sql", SqlEditorPage],
   ["/question/new", QuestionBuilderPage],
@@ -113,9 +116,14 @@ export function App() {
             {/* /print/... is opened by the server's own headless browser to print a PDF (no session: a print ticket). */}
             {PUBLIC_SCREENS.map(([path, Screen]) => <Route key={path} path={path} element={<Screen />} />)}
             <Route element={<RequireSession fallback={<Loading />}><AppLayout /></RequireSession>}>
-              {SIGNED_IN_SCREENS.map(([path, Screen]) => path === "/"
+              {SIGNED_IN_SCREENS.filter(([path]) => !isAdministration(path)).map(([path, Screen]) => path === "/"
                 ? <Route key={path} index element={<Screen />} />
                 : <Route key={path} path={path.slice(1)} element={<Screen />} />)}
+              {/* The administration screens share their sub-navigation. */}
+              <Route element={<AdminLayout />}>
+                {SIGNED_IN_SCREENS.filter(([path]) => isAdministration(path)).map(([path, Screen]) =>
+                  <Route key={path} path={path.slice(1)} element={<Screen />} />)}
+              </Route>
               <Route path="*" element={<NotFound />} />
             </Route>
           </Routes>

@@ -1,11 +1,12 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { NavLink, Outlet, useNavigate } from "react-router";
+import { NavLink, Outlet, useLocation, useNavigate } from "react-router";
 import { api, data } from "../api/client";
 import { useAssistantStatus } from "../features/assistant/useAssistantStatus";
 import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from "../i18n/catalogues";
 import { Button } from "../ui/Button";
 import { SelectField } from "../ui/SelectField";
+import { ADMIN_LINKS, isAdministration } from "./AdminLayout";
 import styles from "./AppLayout.module.css";
 import { SESSION_KEY, useSession } from "./session";
 
@@ -15,22 +16,19 @@ export function AppLayout() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const assistant = useAssistantStatus();
+  const location = useLocation();
+  // Analysts' screens; administration is one entry whose screens have their own sub-navigation.
   const links = [
-    { to: "/", label: t("nav.browse"), end: true },
+    { to: "/", label: t("nav.home"), end: true },
+    { to: "/browse", label: t("nav.browse") },
     { to: "/dashboards", label: t("nav.dashboards") },
     { to: "/question/new", label: t("nav.newQuestion") },
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },
-    { to: "/tokens", label: t("nav.tokens") },
-    ...(user.is_admin ? [{ to: "/audit", label: t("nav.audit") }] : []),
-    // The assistant appears once a provider is configured; administrators can always reach its settings.
+    // The assistant appears once a provider is configured (administrators set it up under Administration).
     ...(assistant.data?.enabled ? [{ to: "/assistant", label: t("nav.assistant") }] : []),
-    ...(user.is_admin ? [{ to: "/settings/assistant", label: t("nav.assistantSettings") }] : []),
-    ...(user.is_admin ? [{ to: "/admin/people", label: t("nav.people") },
-      { to: "/admin/groups", label: t("nav.groups") }, { to: "/admin/sources", label: t("nav.sources") },
-      { to: "/admin/settings", label: t("nav.settings") }, { to: "/admin/embedding", label: t("nav.embedding") },
-      { to: "/themes", label: t("nav.themes") }, { to: "/admin/dashboard-cache", label: t("nav.dashboardCache") }] : []),
+    ...(user.is_admin ? [{ to: ADMIN_LINKS[0].to, label: t("nav.administration"), active: isAdministration(location.pathname) }] : []),
   ];
 
   async function chooseLanguage(locale: Language) {
@@ -47,8 +45,9 @@ export function AppLayout() {
           <ul className={styles.links}>
             {links.map((link) => (
               <li key={link.to}>
-                <NavLink to={link.to} end={link.end ?? false}
-                  className={({ isActive }) => (isActive ? `${styles.link} ${styles.active}` : styles.link)}>
+                <NavLink to={link.to} end={"end" in link && link.end}
+                  aria-current={"active" in link && link.active ? "page" : undefined}
+                  className={({ isActive }) => (isActive || ("active" in link && link.active) ? `${styles.link} ${styles.active}` : styles.link)}>
                   {link.label}
                 </NavLink>
               </li>
@@ -57,6 +56,10 @@ export function AppLayout() {
         </nav>
         <section className={styles.account} aria-label={t("account.label")}>
           <p className={styles.who}>{user.display_name || user.email}</p>
+          {/* Each person's own tokens: not an administration screen. */}
+          <NavLink to="/tokens" className={({ isActive }) => (isActive ? `${styles.link} ${styles.active}` : styles.link)}>
+            {t("nav.tokens")}
+          </NavLink>
           <SelectField label={t("account.language")} value={pickLanguage(user.locale)}
             options={LANGUAGES.map((language) => ({ value: language, label: LANGUAGE_NAMES[language] }))}
             onChange={(language) => void chooseLanguage(language)} />

@@ -76,7 +76,7 @@ export default function BrowsePage() {
       setPending(null);
       await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
       await queryClient.invalidateQueries({ queryKey: FOLDERS_KEY });
-      if (action.kind === "delete-folder") void navigate("/");
+      if (action.kind === "delete-folder") void navigate("/browse");
     },
   });
 

@@ -27,6 +27,7 @@ import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter 
 import { preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
 import { ShareDashboard } from "../sharing/ShareDashboard";
+import { PinButton } from "../home/PinButton";
 import styles from "./DashboardPage.module.css";
 
 /** "Updated N minutes ago" moves on without a re-run. */
@@ -153,6 +154,7 @@ export default function DashboardPage() {
             <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
             <DownloadPdfButton dashboardId={dashboardId} name={saved.name} />
             <ShareDashboard dashboardId={dashboardId} filters={saved.filters} />
+            <PinButton kind="dashboard" id={dashboardId} />
             <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
           </>
         )}

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { benchmarkSeries, timeForecast } from "./benchmark";
 import { periodGrid } from "./calendar";
 import { fitEts, predict, simpleInitialStates, smooth, type Prediction } from "./ets";
-import { type Bucket, forecast, type Horizon, MAX_PERIODS, regularise, type SeriesPoint } from "./forecast";
+import { i18n } from "../../i18n/i18n";
+import { type Bucket, forecast, ForecastInputError, type Horizon, MAX_PERIODS, regularise, type SeriesPoint } from "./forecast";
 import { fitLine, predictLine, studentTQuantile } from "./linear";
 import { minimise } from "./nelderMead";
 
@@ -246,8 +247,26 @@ describe("method choice", () => {
     }
   });
 
-  it("refuses a horizon other than 3, 6 or 12", () => {
-    expect(() => forecast(monthly(30), "month", 5 as Horizon)).toThrow(RangeError);
+  it("refuses a horizon other than 3, 6 or 12, saying why in the person's language", () => {
+    expect(() => forecast(monthly(30), "month", 5 as Horizon)).toThrow(ForecastInputError);
+    const refusal = (call: () => unknown) => {
+      try {
+        call();
+      } catch (error) {
+        return error as ForecastInputError;
+      }
+      throw new Error("not refused");
+    };
+    const text = refusal(() => forecast(monthly(30), "month", "12" as unknown as Horizon));
+    expect(text.message).toBe("The forecast horizon must be a number of periods (3, 6 or 12), not the text \"12\".");
+    expect(text.message).not.toMatch(/not 12$/);
+    const missing = refusal(() => forecast(undefined as unknown as SeriesPoint[], "month", 12));
+    expect(missing).toBeInstanceOf(ForecastInputError);
+    for (const [error, language, words] of [
+      [text, "fr", "« 12 »"], [text, "es", "«12»"], [missing, "fr", "Aucune série"], [missing, "es", "No hay serie"],
+    ] as const) {
+      expect(i18n.getFixedT(language)(error.key, error.values)).toContain(words);
+    }
   });
 });
 

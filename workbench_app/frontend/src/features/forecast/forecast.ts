@@ -114,9 +114,38 @@ export function chooseMethod(periods: number, bucket: Bucket): { method: Forecas
   return { method: "none" };
 }
 
+/** What is wrong with a forecast's input, as a catalogue key and its values, so that the screen
+ * says it in the person's language (`t(error.key, error.values)`); `message` is the English. */
+export class ForecastInputError extends Error {
+  readonly key: string;
+  constructor(
+    readonly reason: "horizon_text" | "horizon_not_offered" | "series_missing",
+    readonly values: { given?: string } = {},
+  ) {
+    super(ENGLISH[reason].replace("{{given}}", values.given ?? ""));
+    this.name = "ForecastInputError";
+    this.key = `forecast.error.${reason}`;
+  }
+}
+
+const ENGLISH: Record<ForecastInputError["reason"], string> = {
+  horizon_text: "The forecast horizon must be a number of periods (3, 6 or 12), not the text \"{{given}}\".",
+  horizon_not_offered: "The forecast horizon is 3, 6 or 12 periods; {{given}} is not one of them.",
+  series_missing: "There is no series to forecast: choose a column of numbers over time.",
+};
+
+/** The horizon as given, checked: a number among HORIZONS, or a ForecastInputError saying why not. */
+function checkedHorizon(horizon: unknown): Horizon {
+  if (HORIZONS.includes(horizon as Horizon)) return horizon as Horizon;
+  if (typeof horizon === "string") throw new ForecastInputError("horizon_text", { given: horizon.slice(0, 40) });
+  throw new ForecastInputError("horizon_not_offered", { given: String(horizon).slice(0, 40) });
+}
+
 /** Extend a time series by `horizon` periods of its bucket, with an 80 % interval. */
 export function forecast(points: readonly SeriesPoint[], bucket: Bucket, horizon: Horizon): Forecast {
-  if (!HORIZONS.includes(horizon)) throw new RangeError(`the horizon is 3, 6 or 12 periods, not ${String(horizon)}`);
+  // Stored specs and programs reach here too: what they get wrong is said plainly, never a TypeError.
+  checkedHorizon(horizon);
+  if (!Array.isArray(points)) throw new ForecastInputError("series_missing");
   const series = regularise(points, bucket);
   const choice = chooseMethod(series.values.length, bucket);
   if (choice.method === "none") return { method: "none", points: [] };

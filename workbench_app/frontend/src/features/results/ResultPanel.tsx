@@ -25,7 +25,7 @@ export function ResultPanel({ result, spec, onSpecChange, title, fetchCsv }: Pro
   const { t } = useTranslation();
   const columns = useMemo(() => resultColumns(result), [result]);
   const rows = (result.rows ?? []) as unknown[][];
-  const forecasts = useForecasts(canForecast(spec, columns) ? spec : null, columns, rows);
+  const { forecasts, problem } = useForecasts(canForecast(spec, columns) ? spec : null, columns, rows);
 
   return (
     <section className={styles.panel} aria-label={t("results.label")}>
@@ -34,6 +34,7 @@ export function ResultPanel({ result, spec, onSpecChange, title, fetchCsv }: Pro
         {result.elapsed_ms !== undefined && ` · ${t("results.time", { ms: formatNumber(result.elapsed_ms, { maximumFractionDigits: 0 }) })}`}
         {result.truncated && <strong className={styles.truncated}> · {t("results.truncated")}</strong>}
       </p>
+      {problem && <p role="alert">{t(problem.key, problem.values)}</p>}
       <div className={styles.body}>
         <div className={styles.view}>
           {spec.kind === "table"

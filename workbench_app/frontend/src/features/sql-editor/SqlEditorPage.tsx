@@ -9,6 +9,7 @@ import type { Question } from "../../api/models";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
+import { PinButton } from "../home/PinButton";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
@@ -111,6 +112,7 @@ export default function SqlEditorPage() {
         {statement.running && <Button onClick={statement.cancel}>{t("sql.cancel")}</Button>}
         <Button onClick={() => void format()} disabled={!sql.trim()}>{t("sql.format")}</Button>
         <Button onClick={() => setSaving(true)} disabled={!sql.trim()}>{t("sql.save")}</Button>
+        {question.data && <PinButton kind="question" id={question.data.question_id} />}
       </PageHeader>
       <SqlEditor value={sql} onChange={(text) => { setSql(text); setFormatError(null); }} onRun={run}
         error={errorPosition} label={t("sql.editorLabel")} placeholderText={t("sql.placeholder")} />

@@ -12,6 +12,7 @@ import psycopg
 
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards, folders, questions
+from workbench_app.home import pins
 
 MARKER = "demo_folder"
 FOLDER_NAME = "Demo"
@@ -53,7 +54,8 @@ def seed_demo_content(conn: psycopg.Connection) -> bool:
         question = questions.create_question(conn, PRODUCT, {**fields, "kind": "sql", "folder_id": folder["folder_id"]})
         cards.append({"question_id": question["question_id"], "col": 6 * (index % 2), "row": 4 * (index // 2),
                       "width": 6, "height": 4})
-    dashboards.create_dashboard(conn, PRODUCT, {
+    dashboard = dashboards.create_dashboard(conn, PRODUCT, {
         "name": DASHBOARD_NAME, "folder_id": folder["folder_id"], "cards": cards,
         "description": "Traffic, channels and conversions of the demo site."})
+    pins.pin_for_everyone(conn, "dashboard", dashboard["dashboard_id"])  # on everyone's home page
     return True

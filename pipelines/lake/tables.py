@@ -1,0 +1,75 @@
+"""Which tables the lake holds and how each is split into files.
+
+Raw events by site and day; every view of the `analytics` schema (the views the workbench
+shows, event views included) in a folder of its own. A table is split by site and day when it
+has a `site_id` and an event-time column (the time of the event, visit, conversion or order), by
+day with only the time, and kept whole otherwise (channel rules, annotations, classifications:
+small tables edited by people, rewritten whole at each refresh).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipelines.lake.layout import ANALYTICS, DAY, RAW_EVENTS, SITE_DAY, WHOLE
+
+# Event-time columns, in order of preference: the day of a row is the UTC day of the first present.
+DAY_COLUMNS = ("occurred_at", "visit_start", "converted_at", "ordered_at", "visit_date")
+# No lake file may hold one of these (DESIGN.md: the IP address and the user agent are dropped at
+# collection); a table that gained one is refused rather than exported.
+FORBIDDEN_COLUMNS = frozenset({"ip", "ip_address", "remote_addr", "client_ip", "user_agent", "ua"})
+# Event views read raw.events directly (pipelines/event_views.py): they are fresher than the build.
+LIVE_PREFIX = "event_"
+
+
+class ForbiddenColumn(ValueError):
+    """A table holds a column that must never reach the lake."""
+
+
+@dataclass(frozen=True)
+class LakeTable:
+    """A PostgreSQL relation as the lake stores it."""
+
+    schema: str
+    name: str
+    columns: tuple[tuple[str, str], ...]  # (name, DuckDB type) in order
+    layout: str
+    day_column: str | None
+
+    @property
+    def column_names(self) -> list[str]:
+        return [name for name, _ in self.columns]
+
+    @property
+    def live(self) -> bool:
+        """Whether PostgreSQL's rows of this table change between builds (event views)."""
+        return self.schema == ANALYTICS and self.name.startswith(LIVE_PREFIX)
+
+    def day_expression(self, alias: str = "") -> str:
+        """SQL (DuckDB) of a row's partition day."""
+        column = f'{alias}"{self.day_column}"'
+        kind = dict(self.columns)[self.day_column].upper()
+        if kind == "DATE":
+            return column
+        if "TIME ZONE" in kind:
+            return f"CAST(timezone('UTC', {column}) AS DATE)"
+        return f"CAST({column} AS DATE)"
+
+
+def lake_table(schema: str, name: str, columns: list[tuple[str, str]]) -> LakeTable:
+    """How a relation with these columns is stored (ForbiddenColumn when it must not be)."""
+    names = {column.lower() for column, _ in columns}
+    forbidden = sorted(names & FORBIDDEN_COLUMNS)
+    if forbidden:
+        raise ForbiddenColumn(f"{schema}.{name} has {', '.join(forbidden)}: never written to the lake")
+    day_column = next((column for column in DAY_COLUMNS if column in names), None)
+    if day_column and "site_id" in names:
+        layout = SITE_DAY
+    elif day_column:
+        layout = DAY
+    else:
+        layout = WHOLE
+    return LakeTable(schema, name, tuple(columns), layout, day_column)
+
+
+def is_raw_events(table: LakeTable) -> bool:
+    return (table.schema, table.name) == RAW_EVENTS
