@@ -86,7 +86,7 @@ frontend-check: $(FRONTEND)/node_modules/.stamp-ci
 
 # Regenerate the API client's types from the workbench's OpenAPI document (a test checks they are in sync).
 api-types: $(FRONTEND)/node_modules/.stamp-ci
-	$(BIN)/python -c 'import json; from workbench_app.api.openapi import document; print(json.dumps(document(), indent=1))' > $(FRONTEND)/openapi.json
+	$(BIN)/python -c 'import json; from workbench_app.api import api_document; print(json.dumps(api_document(), indent=1))' > $(FRONTEND)/openapi.json
 	cd $(FRONTEND) && $(WITH_NODE) npm run --silent api-types
 
 # Servers the document and cloud-warehouse source tests start: a CouchDB-compatible server (npm ci)

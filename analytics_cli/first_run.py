@@ -9,7 +9,7 @@ from pipelines.demo import demo_exists
 from pipelines.settings import Settings
 from workbench_app import metadata_database
 from workbench_app.accounts import setup_link
-from workbench_app.content.demo_content import seed_demo_content
+from workbench_app.home.demo_content import seed_demo_content
 
 
 def _local_base(settings: Settings, port: int) -> str:

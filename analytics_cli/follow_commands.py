@@ -28,18 +28,6 @@ def _settings_and_url() -> tuple[Settings, str]:
         raise click.ClickException(str(exc)) from None
 
 
-def follower_children(settings: Settings, database_url: str) -> list:
-    """The `analytics follow` child of `analytics up`, when followers are configured."""
-    from analytics_cli.supervisor import Child, _bin
-
-    try:
-        with connection.connect(database_url) as conn:
-            wanted = sources.has_followers(conn)
-    except (connection.DatabaseUnavailable, psycopg.Error):
-        wanted = False
-    return [Child("follower", [_bin("analytics"), "follow"], None, None)] if wanted else []
-
-
 def _print_check(database_url: str) -> int:
     status = 0
     with connection.connect(database_url) as conn:

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import click
 import psutil
+import psycopg
 import requests
 
 from analytics_cli import component_logs
-from analytics_cli.follow_commands import follower_children
-from pipelines.database import bootstrap, embedded
+from pipelines.database import bootstrap, connection, embedded
 from pipelines.dbt_environment import dbt_environment, manifest_path
+from pipelines.inbound import sources
 from pipelines.settings import Settings
 
 _STOP_GRACE_SECONDS = 25
@@ -125,6 +126,16 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
             Child("dagster-daemon", [_bin("dagster-daemon"), "run", "-w", workspace], None, None),
         ]
     return children
+
+
+def follower_children(settings: Settings, database_url: str) -> list[Child]:
+    """The `analytics follow` child of `analytics up`, when followers are configured."""
+    try:
+        with connection.connect(database_url) as conn:
+            wanted = sources.has_followers(conn)
+    except (connection.DatabaseUnavailable, psycopg.Error):
+        wanted = False
+    return [Child("follower", [_bin("analytics"), "follow"], None, None)] if wanted else []
 
 
 def child_environment(settings: Settings, urls: bootstrap.DatabaseUrls) -> dict[str, str]:

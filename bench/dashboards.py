@@ -34,7 +34,7 @@ from analytics_cli.local_stack import LocalStack  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
 from workbench_app.content import dashboard_warmup  # noqa: E402
 from workbench_app.services import WorkbenchServices  # noqa: E402
-from workbench_app.content.demo_content import QUESTIONS  # noqa: E402
+from workbench_app.home.demo_content import QUESTIONS  # noqa: E402
 
 EMAIL, PASSWORD = "bench@example.org", "a long enough password"
 CHROMIUM = "/usr/bin/chromium"

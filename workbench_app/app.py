@@ -30,7 +30,8 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     from workbench_app.services import WorkbenchServices
 
     from workbench_app.i18n import init_languages
-    from workbench_app.web_app import register_web_app
+    from workbench_app.page_shell import embed_page
+    from workbench_app.page_shell.web_app import register_web_app
 
     services = WorkbenchServices(settings)
     app.extensions["workbench"] = services
@@ -38,4 +39,5 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     init_languages(app)
     register_api(app)
     register_web_app(app)
+    app.register_blueprint(embed_page.blueprint)
     app.wsgi_app = ToolServerDispatch(app.wsgi_app, services)

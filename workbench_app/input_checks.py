@@ -5,6 +5,7 @@ import re
 from typing import Any
 
 from pipelines.admin.validation import whole_number
+from pipelines.text_rules import has_unpaired_surrogate, storable
 from workbench_app.errors import WorkbenchError, invalid, not_found
 
 MAX_ID = 2**63 - 1
@@ -47,9 +48,30 @@ def text(body: dict, name: str, *, required: bool = False, default: str | None =
         raise invalid(f"{name} must be at most {max_length} characters.", field=name)
     if not allow_empty and not value.strip():
         raise invalid(f"{name} may not be empty.", field=name)
-    if "\x00" in value:
-        raise invalid(f"{name} may not contain NUL characters.", field=name)
+    if not storable(value):
+        raise invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
     return value
+
+
+def unpaired_surrogate_at(value: Any, path: str = "") -> str | None:
+    """Where a JSON value holds an unpaired surrogate (`a.b.0`), in a key or a string, else None.
+
+    No UTF-8 text holds one, so the body is refused whole before any field is read: the fields that
+    no check below reads (a card's text, a variable's value) would otherwise fail in the database."""
+    if isinstance(value, str):
+        return path or "body" if has_unpaired_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if has_unpaired_surrogate(key):
+                return where
+            if (found := unpaired_surrogate_at(item, where)) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := unpaired_surrogate_at(item, f"{path}.{index}" if path else str(index))) is not None:
+                return found
+    return None
 
 
 def single_query_value(args, name: str) -> str | None:
@@ -63,7 +85,7 @@ def single_query_value(args, name: str) -> str | None:
 def query_text(args, name: str, *, max_length: int = 200) -> str | None:
     """A query parameter of at most `max_length` characters (its documented limit), or None."""
     value = single_query_value(args, name)
-    if value is not None and (len(value) > max_length or "\x00" in value):
+    if value is not None and (len(value) > max_length or not storable(value)):
         raise invalid(f"{name} must be at most {max_length} characters.", field=name)
     return value
 
@@ -120,7 +142,7 @@ def string_list(body: dict, name: str, *, max_items: int = 500, max_length: int 
         return []
     value = body[name]
     if not isinstance(value, list) or len(value) > max_items or not all(
-            isinstance(item, str) and 0 < len(item) <= max_length and "\x00" not in item for item in value):
+            isinstance(item, str) and 0 < len(item) <= max_length and storable(item) for item in value):
         raise invalid(f"{name} must be a list of non-empty strings.", field=name)
     return value
 

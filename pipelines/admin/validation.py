@@ -5,16 +5,9 @@ import re
 from typing import Any, Iterable
 
 from pipelines.admin.errors import InvalidInput
+from pipelines.text_rules import single_line as _single_line, storable  # noqa: F401  (storable: read from here too)
 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def storable(value: str) -> bool:
-    """PostgreSQL text holds neither NUL nor an unpaired surrogate (JSON can carry both): such a
-    value must be refused at the edge, not fail the transaction later."""
-    return "\x00" not in value and not _SURROGATE.search(value)
 
 
 def require_object(body: Any, what: str = "body") -> dict[str, Any]:
@@ -66,7 +59,7 @@ def text(body: dict[str, Any], field: str, *, required: bool = False, default: s
         raise InvalidInput(f"{field} must have {min_length} to {max_length} characters", {"field": where + field})
     if strip:
         value = value.strip()
-    if single_line and _CONTROL.search(value):
+    if single_line and not _single_line(value):
         raise InvalidInput(f"{field} must not contain control characters", {"field": where + field})
     if not storable(value):
         raise InvalidInput(f"{field} must be text without NUL characters or unpaired surrogates",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analytics_cli.follow_commands import follower_children
+from analytics_cli.supervisor import follower_children
 from tests.conftest import TEST_SECRET
 from tests.inbound.conftest import make_source
 from tests.inbound.fakes.database_service import FakeDatabaseService

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench_app.api.openapi import document
+from workbench_app.api import api_document
 
 FRONTEND = Path(__file__).resolve().parents[2] / "workbench_app" / "frontend"
 GENERATOR = FRONTEND / "node_modules" / ".bin" / "openapi-typescript"
@@ -22,7 +22,7 @@ GENERATOR = FRONTEND / "node_modules" / ".bin" / "openapi-typescript"
 @pytest.mark.skipif(not GENERATOR.exists(), reason="the frontend's npm packages are installed by `make test`")
 def test_the_committed_client_types_match_the_openapi_document(tmp_path):
     spec = tmp_path / "openapi.json"
-    spec.write_text(json.dumps(document(), indent=1))
+    spec.write_text(json.dumps(api_document(), indent=1))
     generated = tmp_path / "schema.d.ts"
     # The same command as `npm run api-types` (package.json), with the Node the build uses.
     subprocess.run([sys.executable, "-m", "analytics_cli.node_toolchain", str(GENERATOR), str(spec), "-o",

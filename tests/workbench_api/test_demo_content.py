@@ -1,7 +1,7 @@
 """The Demo folder: created once, editable and deletable, never created again over people's changes."""
 from __future__ import annotations
 
-from workbench_app.content.demo_content import DASHBOARD_NAME, FOLDER_NAME, QUESTIONS, seed_demo_content
+from workbench_app.home.demo_content import DASHBOARD_NAME, FOLDER_NAME, QUESTIONS, seed_demo_content
 from tests.workbench_api.conftest import ok
 
 

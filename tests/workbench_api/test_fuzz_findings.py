@@ -98,3 +98,16 @@ def test_a_refusal_quoting_a_nul_from_the_request_keeps_to_the_error_schema(admi
     assert refused.status_code == 400
     message = refused.get_json()["error"]["message"]
     assert "\x00" not in message and "pa\ufffdth" in message
+
+
+@pytest.mark.parametrize("path, body, field", [
+    ("/folders", '{"name": "a\\ud800b"}', "name"),
+    ("/sql", '{"sql": "SELECT \'\\udc00\' AS x"}', "sql"),
+    ("/dashboards", '{"name": "d", "cards": [{"kind": "text", "text": "\\ud800"}]}', "cards.0.text"),
+    ("/dashboards", '{"name": "d", "\\ud800": 1}', "\\ud800"),
+])
+def test_an_unpaired_surrogate_anywhere_in_a_body_is_a_400_naming_where(admin, path, body, field):
+    """JSON can carry `\\ud800`, which no UTF-8 text holds: it used to reach the database and answer a 500."""
+    error = _error(_raw(admin, "POST", path, body), 400)
+    assert error["code"] == "invalid_input" and error["details"]["field"] == field.encode().decode("unicode_escape")
+    assert "unpaired surrogate" in error["message"]

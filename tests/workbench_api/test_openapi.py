@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 
 import pytest
@@ -42,6 +43,40 @@ def test_openapi_document_is_valid_and_describes_every_route(app):
             path = path.replace(f"<{part}>", "{" + part + "}")
         routed |= {(method, path) for method in rule.methods - {"HEAD", "OPTIONS"}}
     assert routed == described
+
+
+def test_the_document_says_security_none_exactly_where_no_sign_in_is_asked(app):
+    """The public mark (workbench_app/api/public_views.py) is read by the authentication and by the
+    document alike: an operation without `security: []` answers 401 to a caller without a credential,
+    and one with it lets that caller through to the view (which may refuse for reasons of its own)."""
+    document = ok(Api(app.test_client()).get("/openapi.json"))
+    client = app.test_client()
+    public = set()
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            address = "/api/v1" + re.sub(r"\{[a-z_]+\}", "1", path)
+            response = client.open(address, method=method.upper(), json={})
+            refused = response.status_code == 401 and response.get_json()["error"]["code"] == "unauthorized"
+            assert refused == (operation.get("security") != []), (method, path, response.status_code)
+            if operation.get("security") == []:
+                public.add((method, path))
+    assert ("post", "/auth/token") in public and ("get", "/public/{link_token}") in public
+    assert ("get", "/me") not in public
+
+
+def test_the_document_states_the_bounds_the_routes_check(app, admin):
+    """A bound is written once (api/query_routes.py) and read by both: one character past what the
+    document allows is what the route refuses, naming the field."""
+    document = ok(admin.get("/openapi.json"))
+    for path, field, extra in (("/sql", "sql", {}), ("/sql/native", "sql", {"catalog": "warehouse"}),
+                               ("/sql/native", "catalog", {"sql": "SELECT 1"}), ("/sql/format", "sql", {})):
+        fields = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+        bound = fields[field]["maxLength"]
+        refused = admin.post(path, {**extra, field: "x" * (bound + 1)})
+        assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == field, (path, field)
+    run = document["paths"]["/sql"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    too_many = admin.post("/sql", {"sql": "SELECT 1", "row_limit": run["row_limit"]["maximum"] + 1})
+    assert too_many.status_code == 400 and too_many.get_json()["error"]["details"]["field"] == "row_limit"
 
 
 def fuzz(app, token: str, examples: int = FUZZ_EXAMPLES) -> Counter:
@@ -85,9 +120,9 @@ def no_network_document(monkeypatch):
 
     real_document = openapi.document
 
-    def fuzzed_document():
+    def fuzzed_document(app):
         # A copy: the real document is built once per process, and later tests read it as it is.
-        document = copy.deepcopy(real_document())
+        document = copy.deepcopy(real_document(app))
         _no_network_sources(document)
         return document
 

@@ -127,7 +127,7 @@ def test_the_web_application_is_served_for_app_routes_only(app):
 
 
 def test_hashed_assets_are_compressed_and_cached_for_a_year(app):
-    from workbench_app.web_app import BUILD
+    from workbench_app.page_shell.web_app import BUILD
 
     built = sorted((BUILD / "assets").glob("*.js")) if (BUILD / "assets").is_dir() else []
     if not built:

@@ -5,8 +5,10 @@ from flask import Blueprint, Flask
 
 from workbench_app.api import (
     accounts_routes,
+    assistant_routes,
     content_routes,
     dashboards_routes,
+    home_routes,
     openapi,
     password_link_routes,
     permissions_routes,
@@ -16,17 +18,15 @@ from workbench_app.api import (
     session_routes,
     settings_routes,
     setup_routes,
+    sharing_routes,
     single_sign_on_routes,
     sources_routes,
     themes_routes,
 )
 from workbench_app.api.authentication import authenticate_request, services
-from workbench_app.assistant import routes as assistant_routes
-from workbench_app.home import routes as home_routes
-from workbench_app.sharing import routes as sharing_routes
 from workbench_app.api.errors import register_error_handlers
 
-PREFIX = "/api/v1"
+PREFIX = openapi.SERVER_URL  # the document's paths are relative to the mount point
 
 
 def register_api(app: Flask) -> None:
@@ -41,3 +41,11 @@ def register_api(app: Flask) -> None:
     api.after_request(home_routes.remember_visit)
     app.register_blueprint(api)
     register_error_handlers(app)
+
+
+def api_document() -> dict:
+    """The OpenAPI document outside a request (`make api-types`, the client types' test), read from a
+    bare app that has only the API's blueprints."""
+    app = Flask(__name__)
+    register_api(app)
+    return openapi.document(app)

@@ -6,10 +6,12 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, instance_settings, users
 from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
+from workbench_app.api.public_views import public
 
 blueprint = Blueprint("accounts", __name__)
 
 
+@public
 @blueprint.post("/auth/token")
 def sign_in():
     """Exchange an e-mail address and password for a new API token (sign-in is audited)."""

@@ -16,18 +16,13 @@ from flask import current_app, g, request
 from pipelines.web_auth.sessions import csrf_matches
 from workbench_app.accounts import api_tokens, users, web_sessions
 from workbench_app.accounts.identity import Identity
+from workbench_app.api.public_views import is_public
 from workbench_app.errors import WorkbenchError, forbidden, invalid
-from workbench_app.input_checks import body_object, single_query_value
+from workbench_app.input_checks import body_object, single_query_value, unpaired_surrogate_at
 from workbench_app.printing import tickets as print_tickets
 from workbench_app.services import WorkbenchServices
 from workbench_app.single_sign_on.password_policy import refuse_password_unless_allowed
 
-# Endpoints reachable without a token: the API description, the password sign-ins, the first-run setup,
-# the one-time password links (their token is the credential).
-PUBLIC_ENDPOINTS = {"api_v1.openapi.openapi_document", "api_v1.accounts.sign_in", "api_v1.session.open_session",
-                    "api_v1.setup.read_setup", "api_v1.setup.complete_setup",
-                    "api_v1.password_links.check_password_link", "api_v1.password_links.use_password_link",
-                    "api_v1.sso.read_sign_on", "api_v1.sso.start_sign_on", "api_v1.sso.finish_sign_on"}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 MAX_BODY_BYTES = 1_000_000
 
@@ -71,9 +66,9 @@ def authenticate_session(workbench: WorkbenchServices, secret: str) -> Identity:
 
 
 def authenticate_request():
-    from workbench_app.sharing.routes import PUBLIC_ENDPOINTS as SHARED_ENDPOINTS  # its routes import this module
-
-    if request.endpoint in PUBLIC_ENDPOINTS or request.endpoint in SHARED_ENDPOINTS:
+    # The API description, the password sign-ins, the first-run setup, the one-time password links and
+    # the shared dashboards' calls carry their own credential, if any (public_views.py).
+    if is_public(current_app.view_functions.get(request.endpoint)):
         return None
     header = request.headers.get("Authorization")
     if header and header.startswith(print_tickets.SCHEME + " "):
@@ -112,6 +107,8 @@ def json_body(optional: bool = False) -> dict[str, Any]:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise invalid("The request body is not valid JSON.") from None
+    if (where := unpaired_surrogate_at(body)) is not None:
+        raise invalid("The request body holds text that is not valid Unicode (an unpaired surrogate).", field=where)
     return body_object(body)
 
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from workbench_app import csv_export
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
-from workbench_app.query_runner import run_statement
+from workbench_app.statements import csv_export
+from workbench_app.statements.query_runner import run_statement
 
 blueprint = Blueprint("content", __name__)
 

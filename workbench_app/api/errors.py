@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 from workbench_app.engine import EngineError
 from workbench_app.errors import WorkbenchError
 from workbench_app.i18n import translate
-from workbench_app.query_runner import engine_refusal
+from workbench_app.statements.query_runner import engine_refusal
 
 log = logging.getLogger(__name__)
 

@@ -3,32 +3,56 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Flask, current_app, jsonify
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
+from workbench_app.api.public_views import public, public_operations
+from workbench_app.api.query_routes import MAX_CATALOG, MAX_ROW_LIMIT, MAX_SQL
+from workbench_app.accounts.shapes import Group, GroupList
 from workbench_app.assistant import openapi_paths as assistant_openapi
+from workbench_app.content.models_metrics import AGGREGATIONS
+from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
 from workbench_app.home import openapi_paths as home_openapi
+from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
+from workbench_app.openapi_vocabulary import TEXT_NO_NUL as _STRING, object_of as _object, ref as _ref
 from workbench_app.printing import openapi_paths as printing_openapi
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
+from workbench_app.sharing.shapes import SharedDashboard
 
 blueprint = Blueprint("openapi", __name__)
+# The paths below are relative to it.
+SERVER_URL = "/api/v1"
 
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _OBJECT = {"type": "object", "additionalProperties": True}
 # Text PostgreSQL can store (no NUL); a name has a visible character too.
-_STRING = {"type": "string", "pattern": "^[^\\x00]*$"}
 _TEXT = {**_STRING, "maxLength": 200}
 _NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
-_ERROR = {"$ref": "#/components/schemas/Error"}
 # gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
 _URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
                                 "(an HTML page, not the JSON error)",
                  "content": {"text/html": {"schema": _STRING}}}
 
 
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
+def _model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
+    """The components of answers declared as models (their nested models become components too)."""
+    _, top = models_json_schema([(model, "serialization") for model in models],
+                                ref_template="#/components/schemas/{model}")
+    return {name: _documented(schema) for name, schema in top["$defs"].items()}
+
+
+def _documented(schema: Any) -> Any:
+    """A model's JSON Schema as the document says it: without pydantic's titles (the component's name
+    says it), and open to more fields (`extra="forbid"` is for the shapes' test: the print of a shared
+    view, for one, answers a dashboard with its `share` too)."""
+    if isinstance(schema, list):
+        return [_documented(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _documented(value) for key, value in schema.items()
+            if key != "title" and not (key == "additionalProperties" and value is False)}
 
 
 def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
@@ -41,7 +65,7 @@ def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optiona
 
 
 def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = None, result: dict | None = None,
-               params: tuple[str, ...] = (), query: dict[str, dict] | None = None, public: bool = False) -> dict:
+               params: tuple[str, ...] = (), query: dict[str, dict] | None = None) -> dict:
     responses: dict[str, Any] = {}
     if ok == 204:
         responses["204"] = {"description": "Done"}
@@ -63,8 +87,6 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
         operation["requestBody"] = body
         responses["422"] = {"description": "The body is missing or not a JSON object; nothing changed",
                             "content": {"application/json": {"schema": _ERROR}}}
-    if public:
-        operation["security"] = []
     return operation
 
 
@@ -74,10 +96,14 @@ _ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z
 _VARIABLE_TYPES = {"type": "object", "additionalProperties": {"enum": ["text", "number", "date", "list"]}}
 _STATEMENT_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
                  "description": "Names the run so that the caller may stop it with POST /sql/cancel."}
-_SQL_FIELDS = {"sql": _STRING, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
-               "row_limit": {"type": "integer", "minimum": 1}, "statement_id": _STATEMENT_ID}
+_SQL_TEXT = {**_STRING, "maxLength": MAX_SQL}
+_ROW_LIMIT = {"type": "integer", "minimum": 1, "maximum": MAX_ROW_LIMIT}
+_SQL_FIELDS = {"sql": _SQL_TEXT, "variables": _OBJECT, "variable_types": _VARIABLE_TYPES,
+               "row_limit": _ROW_LIMIT, "statement_id": _STATEMENT_ID}
 _SQL_BODY = _body(_SQL_FIELDS, ("sql",))
-_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": {"type": "integer", "minimum": 1},
+_CSV_BODY = _body({**_SQL_FIELDS, "row_limit": {"type": "integer", "minimum": 1, "description": (
+    "At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default).")}}, ("sql",))
+_BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": _ROW_LIMIT,
                        "statement_id": _STATEMENT_ID}, ("builder",))
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
@@ -161,17 +187,8 @@ _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json"
 _LINK_REFUSED = ("403", "password_link_invalid: the link is wrong, used or expired, or its account is deactivated")
 
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_STAMP = {"type": "string", "format": "date-time"}
 _NULL_STR = {"type": ["string", "null"]}
 _NULL_INT = {"type": ["integer", "null"]}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """An object whose properties are all always present except `optional`."""
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 _COLUMN_REF = {"column": _STR, "from": {"enum": ["base", "join"], "default": "base"}}
@@ -242,9 +259,6 @@ _RESULT_SCHEMAS: dict[str, Any] = {
         "user_id": _INT, "email": _STR, "display_name": _STR, "is_admin": {"type": "boolean"},
         "is_active": {"type": "boolean"}, "locale": {"enum": ["en", "fr", "es"]}, "created_at": _STAMP,
         "last_login_at": {"type": ["string", "null"], "format": "date-time"}})}}),
-    "GroupList": _object({"groups": {"type": "array", "items": _object({
-        "group_id": _INT, "name": _STR, "description": _STR, "created_at": _STAMP,
-        "members": {"type": "array", "items": _INT}})}}),
     "Notice": _object({"code": _STR, "message": _STR, "details": _OBJECT}),
     "RuleCheck": _object({
         "valid": {"type": "boolean", "description": "false: the rule would grant nothing (see problems)."},
@@ -328,21 +342,21 @@ def _csv(operation: dict[str, Any]) -> dict[str, Any]:
 def _paths() -> dict[str, Any]:
     op = _operation
     return {
-        "/openapi.json": {"get": op("Get the API description", "meta", public=True)},
-        "/auth/token": {"post": _also(op("Sign in for a token", "accounts", ok=201, public=True,
+        "/openapi.json": {"get": op("Get the API description", "meta")},
+        "/auth/token": {"post": _also(op("Sign in for a token", "accounts", ok=201,
                                          result=_ref("NewToken"),
                                          body=_body({"email": _STRING, "password": _STRING, "name": _TEXT},
                                                     ("email", "password"))), _SLOWED_DOWN)},
         "/session": {
-            "post": _also(op("Sign in to the web application", "accounts", ok=201, public=True,
+            "post": _also(op("Sign in to the web application", "accounts", ok=201,
                              result=_ref("Session"), body=_body({"email": _STRING, "password": _STRING},
                                                                 ("email", "password"))), _SLOWED_DOWN, _JSON_ONLY),
             "get": op("Get the web session", "accounts", result=_ref("Session")),
             "delete": op("Sign out of the web application", "accounts", ok=204)},
         "/setup": {
-            "get": _setup(op("Check the setup link", "accounts", public=True, result=_ref("SetupState"),
+            "get": _setup(op("Check the setup link", "accounts", result=_ref("SetupState"),
                              query={"token": {"type": "string"}})),
-            "post": _also(_setup(op("Create the first administrator", "accounts", ok=201, public=True,
+            "post": _also(_setup(op("Create the first administrator", "accounts", ok=201,
                                     result=_ref("Session"), body=_body(
                                         {"token": _STRING, "email": _STRING,
                                          "password": {**_STRING, "minLength": 10}, "display_name": _TEXT,
@@ -364,10 +378,10 @@ def _paths() -> dict[str, Any]:
             "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
             body=_body({"purpose": {"enum": ["invite", "reset"], "description": "reset when left out"}})))},
         "/password-link/check": {"post": _also(op(
-            "Check a password link", "accounts", public=True, result=_object({"email": _STR, "purpose": {
+            "Check a password link", "accounts", result=_object({"email": _STR, "purpose": {
                 "enum": ["invite", "reset"]}}), body=_body({"token": _STRING}, ("token",))), _LINK_REFUSED, _JSON_ONLY)},
         "/password-link": {"post": _also(op(
-            "Set a password with a link", "accounts", ok=201, public=True, result=_ref("Session"),
+            "Set a password with a link", "accounts", ok=201, result=_ref("Session"),
             body=_body({"token": _STRING, "password": {**_STRING, "minLength": 10}}, ("token", "password"))),
             _LINK_REFUSED, _JSON_ONLY)},
         "/users/{user_id}/attributes": {"put": _person_only(op(
@@ -381,13 +395,14 @@ def _paths() -> dict[str, Any]:
                           {"default_locale": {"enum": ["en", "fr", "es"]}, **sharing_openapi.SETTINGS_FIELDS}))},
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
-                    "post": op("Create a group", "permissions", ok=201,
+                    "post": op("Create a group", "permissions", ok=201, result=_ref("Group"),
                                body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
-        "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",)),
+        "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",), result=_ref("Group")),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
-            "put": _person_only(op("Add a member", "permissions", params=("group_id", "user_id"))),
-            "delete": _person_only(op("Remove a member", "permissions", params=("group_id", "user_id")))},
+            "put": _person_only(op("Add a member", "permissions", params=("group_id", "user_id"), result=_ref("Group"))),
+            "delete": _person_only(op("Remove a member", "permissions", params=("group_id", "user_id"),
+                                      result=_ref("Group")))},
         "/groups/{group_id}/permissions": {"get": op("Get a group's permissions", "permissions", params=("group_id",))},
         "/groups/{group_id}/catalogs": {"put": op("Set a group's catalogs", "permissions", params=("group_id",),
                                                   body=_body({"catalogs": {"type": "array", "maxItems": 500, "items": {
@@ -419,7 +434,7 @@ def _paths() -> dict[str, Any]:
                                       "clear_password": {"type": "boolean"}})),
                                  "delete": op("Remove a source", "sources", ok=204, params=("source_id",))},
         "/sql": {"post": op("Run SQL", "sql", body=_SQL_BODY, result=_ref("Result"))},
-        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_SQL_BODY))},
+        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=_CSV_BODY))},
         "/sql/cancel": {"post": op(
             "Cancel a running statement", "sql", ok=202, result=_ref("Cancelling"),
             body=_body({"statement_id": _STATEMENT_ID}, ("statement_id",)))},
@@ -427,11 +442,11 @@ def _paths() -> dict[str, Any]:
         "/builder/sql": {"post": op("Compile a builder definition to SQL", "builder", result=_ref("CompiledBuilder"),
                                     body=_body({"builder": _ref("BuilderDefinition")}, ("builder",)))},
         "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"), body=_body(
-            {"catalog": _TEXT, "sql": _STRING, "row_limit": {"type": "integer", "minimum": 1}},
+            {"catalog": {**_STRING, "minLength": 1, "maxLength": MAX_CATALOG}, "sql": _SQL_TEXT, "row_limit": _ROW_LIMIT},
             ("catalog", "sql")))},
-        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"), body=_body({"sql": _STRING}, ("sql",)))},
+        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"), body=_body({"sql": _SQL_TEXT}, ("sql",)))},
         "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", result=_ref("Suggestions"), body=_body(
-            {"sql": _STRING, "cursor": {"type": "integer", "minimum": 0}}, ("sql",)))},
+            {"sql": _SQL_TEXT, "cursor": {"type": "integer", "minimum": 0, "maximum": MAX_SQL}}, ("sql",)))},
         "/datasources": {"get": op("List datasources", "schema", result=_ref("DatasourceList"))},
         "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query={"catalog": _TEXT, "search": _TEXT})},
         "/schema/tables/{name}": {"get": {**op("Describe a table", "schema", result=_ref("Table")), "parameters": [
@@ -466,34 +481,35 @@ def _paths() -> dict[str, Any]:
         "/questions/{question_id}/csv": {"post": _csv(op(
             "Download a question as CSV", "questions", params=("question_id",),
             body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},
-        "/models": {"get": op("List models", "models"),
-                    "post": op("Create a model", "models", ok=201, body=_body(
+        "/models": {"get": op("List models", "models", result=_ref("ModelList")),
+                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_body(
                         {"name": _NAME, "sql": _STRING, "description": _STRING,
                          "folder_id": _ID}, ("name", "sql")))},
-        "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",)),
-                               "patch": op("Update a model", "models", params=("model_id",), body=_body(
+        "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",), result=_ref("Model")),
+                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"), body=_body(
                                    {"name": _NAME, "sql": _STRING, "description": _STRING})),
                                "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
-        "/metrics": {"get": op("List metrics", "models"),
-                     "post": op("Create a metric", "models", ok=201, body=_body(
-                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": [
-                             "count", "count_distinct", "sum", "avg", "min", "max"]}, "column": _TEXT,
+        "/metrics": {"get": op("List metrics", "models", result=_ref("MetricList")),
+                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_body(
+                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": list(AGGREGATIONS)}, "column": _TEXT,
                           "dimensions": {"type": "array", "items": _STRING},
                           "description": _STRING}, ("model_id", "name", "aggregation")))},
-        "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",)),
+        "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",), result=_ref("Metric")),
                                  "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
                                                   result=_ref("Result"), body=_body(
                                                       {"dimensions": {"type": "array", "items": _STRING},
                                                        "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
-        "/dashboards": {"get": op("List dashboards", "dashboards"),
-                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)))},
+        "/dashboards": {"get": op("List dashboards", "dashboards", result=_ref("DashboardList")),
+                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)),
+                                   result=_ref("Dashboard"))},
         "/dashboard-cache": {"get": _also(op("Dashboard cache counts (administrators)", "dashboards",
                                               result=_ref("DashboardCacheCounts")),
                                            ("403", "forbidden: administrators only"))},
-        "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",)),
+        "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",),
+                                                 result=_ref("Dashboard")),
                                        "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
-                                                 body=_body(_DASHBOARD_BODY)),
+                                                 body=_body(_DASHBOARD_BODY), result=_ref("Dashboard")),
                                        "delete": op("Delete a dashboard", "dashboards", ok=204,
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
@@ -529,15 +545,23 @@ def _with_uri_too_long(paths: dict[str, Any]) -> dict[str, Any]:
     return paths
 
 
-def document() -> dict[str, Any]:
+def _public_without_security(paths: dict[str, Any], app: Flask) -> dict[str, Any]:
+    """`security: []` on the operations of the views marked public (public_views.py), and on no other."""
+    for path, method in public_operations(app.url_map.iter_rules(), app.view_functions, SERVER_URL):
+        paths[path][method]["security"] = []
+    return paths
+
+
+def document(app: Flask) -> dict[str, Any]:
+    """The document of the API registered on `app` (which views are public is read from it)."""
     return {
         "openapi": "3.1.0",
         "info": {"title": "Audience analytics workbench API", "version": "1.0.0",
                  "description": "Queries, saved content, sources and permissions of the analysis workbench. "
                                 "Every statement runs under the token owner's permissions."},
-        "servers": [{"url": "/api/v1"}],
+        "servers": [{"url": SERVER_URL}],
         "security": [{"bearer": []}, {"session": [], "csrf": []}],
-        "paths": _with_uri_too_long(_paths()),
+        "paths": _public_without_security(_with_uri_too_long(_paths()), app),
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer",
@@ -566,6 +590,8 @@ def document() -> dict[str, Any]:
                 **themes_openapi.SCHEMAS,
                 **sso_openapi.SCHEMAS,
                 **sharing_openapi.SCHEMAS,
+                **_model_schemas(Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group,
+                                 GroupList),
                 **home_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
@@ -576,6 +602,7 @@ def document() -> dict[str, Any]:
     }
 
 
+@public
 @blueprint.get("/openapi.json")
 def openapi_document():
-    return jsonify(document())
+    return jsonify(document(current_app))

@@ -7,6 +7,7 @@ from flask import Blueprint, jsonify
 from workbench_app import input_checks as check
 from workbench_app.accounts import password_links
 from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_browser_session, require_json
 
 blueprint = Blueprint("password_links", __name__)
@@ -22,6 +23,7 @@ def issue_password_link(user_id):
     return jsonify(link), 201
 
 
+@public
 @blueprint.post("/password-link/check")
 def check_password_link():
     """Whose link this is (the page greets them by e-mail address) — public, the token is the credential."""
@@ -32,6 +34,7 @@ def check_password_link():
     return jsonify({"email": link["email"], "purpose": link["purpose"]})
 
 
+@public
 @blueprint.post("/password-link")
 def use_password_link():
     require_json()

@@ -4,12 +4,12 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
-from workbench_app import permission_rules, preview_as, rule_check
-from workbench_app.accounts import users
+from workbench_app.accounts import groups, users
 from workbench_app.accounts.identity import Identity
-from workbench_app.i18n import translate
-from workbench_app.accounts import groups
 from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.i18n import translate
+from workbench_app.permissions import permission_rules, rule_check
+from workbench_app.statements import preview_as
 
 blueprint = Blueprint("permissions", __name__)
 

@@ -3,17 +3,19 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from workbench_app import csv_export
 from workbench_app import input_checks as check
-from workbench_app import native_sql, schema_browser
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import builder
 from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql, inline_values
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
+from workbench_app.statements import csv_export, native_sql, schema_browser
+from workbench_app.statements.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
 
 blueprint = Blueprint("query", __name__)
+# The document states these bounds from here (api/openapi.py): one source for the check and its description.
 MAX_SQL = 100_000
+MAX_ROW_LIMIT = 1_000_000  # a run's rows (a CSV's bound is the export setting)
+MAX_CATALOG = 63  # a catalog is named like a PostgreSQL identifier
 
 
 def _variables(body):
@@ -31,7 +33,7 @@ def run_sql():
     body = json_body()
     sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
     values, types = _variables(body)
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
                            row_limit=row_limit, statement_id=check.statement_id(body)))
 
@@ -67,7 +69,7 @@ def run_builder():
     """Run an unsaved builder definition as the caller (the screen's live result)."""
     body = json_body()
     sql, types, values = builder.compile_definition(body.get("builder"))
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
                            row_limit=row_limit, statement_id=check.statement_id(body)))
 
@@ -87,9 +89,9 @@ def builder_sql():
 def run_native_sql():
     """Send a statement to one source as written (only with no restriction on that source)."""
     body = json_body()
-    catalog = check.text(body, "catalog", required=True, allow_empty=False, max_length=63)
+    catalog = check.text(body, "catalog", required=True, allow_empty=False, max_length=MAX_CATALOG)
     sql = check.text(body, "sql", required=True, allow_empty=False, max_length=MAX_SQL)
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
     return jsonify(native_sql.run_native(services(), identity(), catalog, sql, row_limit=row_limit))
 
 

@@ -11,6 +11,7 @@ from flask import Blueprint, g, jsonify, make_response, request
 from workbench_app import input_checks as check
 from workbench_app.accounts import users, web_sessions
 from workbench_app.api.authentication import identity, json_body, password_sign_in, services
+from workbench_app.api.public_views import public
 from workbench_app.errors import WorkbenchError
 
 blueprint = Blueprint("session", __name__)
@@ -51,6 +52,7 @@ def open_browser_session(user_id: int):
     return response
 
 
+@public
 @blueprint.post("/session")
 def open_session():
     require_json()

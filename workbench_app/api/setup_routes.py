@@ -11,6 +11,7 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.accounts import setup_link
 from workbench_app.api.authentication import json_body, services
+from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_browser_session, require_json
 
 blueprint = Blueprint("setup", __name__)
@@ -18,6 +19,7 @@ blueprint = Blueprint("setup", __name__)
 LOCALES = ("en", "fr", "es")
 
 
+@public
 @blueprint.get("/setup")
 def read_setup():
     with services().transaction() as conn:
@@ -25,6 +27,7 @@ def read_setup():
     return jsonify({"state": "open"})
 
 
+@public
 @blueprint.post("/setup")
 def complete_setup():
     require_json()

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, jsonify, redirect, request
 
 from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_session_for, set_session_cookie
 from workbench_app.input_checks import single_query_value
 from workbench_app.records import audit_log
@@ -58,6 +59,7 @@ def _browser_hash(value: str | None) -> bytes:
     return hashlib.sha256((value or "").encode()).digest()
 
 
+@public
 @blueprint.get("/sso")
 def read_sign_on():
     """Whether the sign-in page offers single sign-on, and the provider's name for its button."""
@@ -66,6 +68,7 @@ def read_sign_on():
     return jsonify({"enabled": config.enabled, "display_name": config.display_name if config.enabled else None})
 
 
+@public
 @blueprint.get("/sso/start")
 def start_sign_on():
     next_path = _safe_next(request.args.get("next"))
@@ -91,6 +94,7 @@ def start_sign_on():
     return response
 
 
+@public
 @blueprint.get("/sso/callback")
 def finish_sign_on():
     state = (single_query_value(request.args, "state") or "").replace("\x00", "")

@@ -21,15 +21,15 @@ import openai
 import pydantic
 from mcp.server.mcpserver.tools.base import Tool
 
-from workbench_app import reading_tools
 from workbench_app.accounts.identity import Identity
+from workbench_app.agent_tools import reading_tools
+from workbench_app.agent_tools.reading_tools import ToolCaller
 from workbench_app.assistant import conversations, model_context, quota
 from workbench_app.assistant.provider_config import ProviderConfig
 from workbench_app.assistant.provider_failures import bad_answer, provider_failure
 from workbench_app.errors import WorkbenchError
-from workbench_app.query_runner import open_session
-from workbench_app.reading_tools import ToolCaller
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import open_session
 
 ORIGIN = "assistant"
 # Rows of a tool's result sent to the browser with the `tool` event (the provider gets fewer).

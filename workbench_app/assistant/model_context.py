@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench_app import schema_browser
 from workbench_app.assistant.provider_config import ProviderConfig
 from workbench_app.json_encoding import WorkbenchJSONProvider
-from workbench_app.query_runner import Session
+from workbench_app.statements import schema_browser
+from workbench_app.statements.query_runner import Session
 
 SCHEMA_CONTEXT_CHARS = 12_000
 INSTRUCTIONS = (

@@ -3,24 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench_app.openapi_vocabulary import ERROR as _ERROR, INT as _INT, NULLABLE_TEXT as _NULLABLE_TEXT
+from workbench_app.openapi_vocabulary import STAMP as _STAMP, STR as _STR, TEXT_NO_NUL as _TEXT
+from workbench_app.openapi_vocabulary import object_of as _object, ref as _ref
 from workbench_app.assistant.provider_config import LIMITS
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_STAMP = {"type": "string", "format": "date-time"}
-_TEXT = {"type": "string", "pattern": "^[^\\x00]*$"}
-_NULLABLE_TEXT = {"type": ["string", "null"], "pattern": "^[^\\x00]*$"}
 _TITLE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
-_ERROR = {"$ref": "#/components/schemas/Error"}
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 _ARTIFACT = _object({"kind": {"enum": ["sql", "chart"]}, "sql": _STR, "title": _STR,

@@ -20,8 +20,8 @@ from workbench_app.content.dashboard_filters import (FILTER_TYPES, MAX_VALUES_SH
                                                      filter_value, link_values, values_source,
                                                      values_statement, with_column_conditions)
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import run_for
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import run_for
 
 _DASHBOARD = ("dashboard_id, folder_id, name, description, auto_refresh_seconds, cache_ttl_seconds, warm_up, "
               "created_by, created_at, updated_at")

@@ -16,8 +16,8 @@ from workbench_app.accounts.identity import Identity
 from workbench_app.content import folders
 from workbench_app.engine import DIALECT
 from workbench_app.errors import conflict, invalid, not_found
-from workbench_app.query_runner import run_for
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import run_for
 
 AGGREGATIONS = ("count", "count_distinct", "sum", "avg", "min", "max")
 _MODEL = "model_id, folder_id, name, description, sql_text as sql, created_by, created_at, updated_at"

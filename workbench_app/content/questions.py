@@ -16,8 +16,8 @@ from workbench_app.content import builder, folders
 from workbench_app.content.dashboard_filters import with_column_conditions
 from workbench_app.engine import VARIABLE_TYPES, EngineError, variable_names
 from workbench_app.errors import invalid, not_found
-from workbench_app.query_runner import run_for
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import run_for
 
 _COLUMNS = """question_id, folder_id, name, description, kind, builder, sql_text as sql, variables, visualization,
               created_by, created_at, updated_at"""

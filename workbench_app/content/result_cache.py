@@ -21,8 +21,8 @@ from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
 from workbench_app.engine import EngineError
-from workbench_app.query_runner import open_session
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import open_session
 
 
 # A bound variable's parameter is `$wbv_<nonce>_<name>` (engine/variables.py), its nonce keyed per

@@ -35,9 +35,10 @@ failures raise :class:`EngineError` with a stable ``code``.
 from workbench_app.engine.autocomplete import Completion
 from workbench_app.engine.cancellation import Cancellation
 from workbench_app.engine.catalog_schema import ColumnInfo, SchemaCatalog, TableInfo, TableName
-from workbench_app.engine.dialect import DIALECT, format_sql
+from workbench_app.engine.dialect import DIALECT
 from workbench_app.engine.duckdb_engine import CatalogSource, EngineSettings, QueryResult, WorkbenchEngine
 from workbench_app.engine.errors import ERROR_CODES, EngineError
+from workbench_app.engine.formatting import format_sql
 from workbench_app.engine.permissions import (
     ColumnMask,
     GroupPermissions,

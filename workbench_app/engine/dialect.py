@@ -91,23 +91,6 @@ def render(tree: exp.Expression, pretty: bool = False) -> str:
     return _DUCKDB.generate(tree, copy=False, pretty=pretty, comments=False)
 
 
-def format_sql(sql: str) -> str:
-    """Pretty-print SQL for the editor (keeps comments, keeps ``{{variables}}``).
-
-    Variables and optional clauses are not SQL, so they are protected before
-    formatting and put back afterwards.
-    """
-    from workbench_app.engine.variables import protect_template, restore_template
-
-    protected, tokens = protect_template(sql)
-    trees = parse_statements(protected)
-    try:
-        formatted = ";\n\n".join(tree.sql(dialect=DIALECT, pretty=True) for tree in trees)
-    except RecursionError:
-        raise EngineError(STATEMENT_NOT_ALLOWED, "The statement is nested too deeply.") from None
-    return restore_template(formatted, tokens)
-
-
 def _syntax_error(error: Exception) -> EngineError:
     """A ``syntax_error`` whose details hold sqlglot's position (``{"line", "column"}``, 1-based) when known."""
     errors = getattr(error, "errors", None)

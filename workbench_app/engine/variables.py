@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
+from sqlglot import exp
+
+from workbench_app.engine.dialect import DIALECT
 from workbench_app.engine.errors import STATEMENT_NOT_ALLOWED, VARIABLE_ERROR, EngineError
 
 VARIABLE_TYPES = ("text", "number", "date", "list")
@@ -367,10 +370,6 @@ def inline_values(sql: str, declarations: Mapping[str, str], values: Mapping[str
     The statement is checked exactly like a bound one (types, optional clauses); only the
     ``$parameter`` placeholders become literals, so text such as ``' OR 1=1 --`` stays one string.
     """
-    from sqlglot import exp
-
-    from workbench_app.engine.dialect import DIALECT
-
     bound = bind_variables(sql, declarations, values)
 
     def literal(value: Any) -> str:

@@ -2,7 +2,7 @@ import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
 
 // Built into dist/ (git-ignored) with a manifest; Flask serves index.html for every app route
-// and the hashed assets under /assets/ with long cache headers (workbench_app/web_app.py).
+// and the hashed assets under /assets/ with long cache headers (workbench_app/page_shell/web_app.py).
 export default defineConfig({
   plugins: [react()],
   base: "/",

@@ -1,7 +1,7 @@
 """What each person opened or changed last in the web application (dashboards and questions).
 
 Recorded after a successful answer to the web application's own reads and writes of one item
-(`home.routes.remember_visit`, an after-request hook of /api/v1), so the content routes stay
+(`api/home_routes.remember_visit`, an after-request hook of /api/v1), so the content routes stay
 unaware of it. Programs with a token, printing and shared links are not a person opening
 something: not recorded.
 """

@@ -1,6 +1,6 @@
 """The agent tool server: the workbench's reading tools, each run under the API token owner's rights.
 
-The tools themselves are `workbench_app.reading_tools` (shared with the AI assistant). Here each is
+The tools themselves are `workbench_app.agent_tools.reading_tools` (shared with the AI assistant). Here each is
 published under its own name, description and argument schema, acting as the person whose token
 authenticated the HTTP request (put in the request state by `authentication.BearerTokenMiddleware`).
 Refusals come back as tool errors with the same messages as the API.
@@ -15,10 +15,10 @@ from typing import Any, Callable
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from workbench_app import reading_tools
 from workbench_app.accounts.identity import Identity
+from workbench_app.agent_tools import reading_tools
+from workbench_app.agent_tools.reading_tools import ToolCaller
 from workbench_app.errors import WorkbenchError
-from workbench_app.reading_tools import ToolCaller
 from workbench_app.services import WorkbenchServices
 
 ORIGIN = "tool_server"

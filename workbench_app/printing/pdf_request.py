@@ -1,5 +1,5 @@
 """What every PDF endpoint reads from its request and answers the same way: the person's own
-(`GET /dashboards/<id>/pdf`), a public link's and an embed's (workbench_app/sharing/routes.py).
+(`GET /dashboards/<id>/pdf`), a public link's and an embed's (workbench_app/api/sharing_routes.py).
 
 Filter values come as in the viewer's URL (`?f.<filter id>=value`), the orientation overrides the
 theme's, and the answer is a download that no cache keeps.

@@ -4,14 +4,11 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.accounts.instance_settings import SHARING_LIMITS
+from workbench_app.openapi_vocabulary import ID as _ID, INT as _INT, NULL_STAMP as _NULL_STAMP, STAMP as _STAMP
+from workbench_app.openapi_vocabulary import STR as _STR, object_of as _object, ref as _ref
 from workbench_app.printing.openapi_paths import pdf_operation
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_STAMP = {"type": "string", "format": "date-time"}
-_NULL_STAMP = {"type": ["string", "null"], "format": "date-time"}
 _STRINGS = {"type": "array", "items": _STR}
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _CSV = {"description": "CSV (RFC 4180, UTF-8) of the card's result, formulas defused.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
 _EMBED_TOKEN = {"name": "X-Embed-Token", "in": "header", "required": True,
@@ -23,15 +20,6 @@ _LINK = {"name": "link_token", "in": "path", "required": True,
 _FILTER_ID = {"name": "filter_id", "in": "path", "required": True, "schema": _ID}
 _SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing this (case-insensitive)."}
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 SETTINGS_FIELDS: dict[str, Any] = {
@@ -53,17 +41,11 @@ SCHEMAS: dict[str, Any] = {
     "EmbeddingSecretList": _object({"secrets": {"type": "array", "items": _ref("EmbeddingSecret")}}),
     "NewEmbeddingSecret": _object({"embedding_secret": _ref("EmbeddingSecret"), "secret": {
         **_STR, "description": "The HS256 signing secret: shown this once."}}),
-    "SharedDashboard": {"type": "object", "required": ["dashboard_id", "name", "cards", "filters", "share"],
-                        "properties": {"dashboard_id": _INT, "name": _STR, "share": _object({
-                            "kind": {"enum": ["public_link", "embed"]}, "allowed_origins": _STRINGS,
-                            "allow_pdf": {"type": "boolean", "description": "Whether the PDF endpoint answers."}})},
-                        "additionalProperties": True},
 }
 
 
 def _shared(operation: dict[str, Any], parameters: list[dict[str, Any]], *refusals: tuple[str, str],
             also=None) -> dict[str, Any]:
-    operation["security"] = []
     operation["parameters"] = parameters + operation.get("parameters", [])
     return also(operation, *refusals)
 

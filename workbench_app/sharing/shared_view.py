@@ -17,12 +17,12 @@ import psycopg
 from flask import Response
 
 from pipelines.settings import Settings
-from workbench_app import csv_export
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards
 from workbench_app.errors import invalid, not_found
 from workbench_app.services import WorkbenchServices
 from workbench_app.sharing import embed_tokens, public_links
+from workbench_app.statements import csv_export
 
 HISTORY_ORIGIN = "embed"
 

@@ -3,18 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-_STR = {"type": "string"}
-_BOOL = {"type": "boolean"}
-_NULLABLE_TEXT = {"type": ["string", "null"], "pattern": "^[^\\x00]*$"}
+from workbench_app.openapi_vocabulary import BOOL as _BOOL, NULLABLE_TEXT as _NULLABLE_TEXT, STR as _STR
+from workbench_app.openapi_vocabulary import object_of as _object
 _CLAIM = {"type": "string", "pattern": "^[A-Za-z0-9_:./-]{1,200}$"}
 _CLAIM_MAP = {"type": "object", "maxProperties": 100, "propertyNames": {"pattern": "^[A-Za-z0-9_:./-]{1,200}$"}}
 _REDIRECT = {"description": "A redirect (the browser navigates here; this is no JSON API call)",
              "headers": {"Location": {"schema": _STR}}}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
 
 
 SCHEMAS: dict[str, Any] = {
@@ -35,7 +29,7 @@ SCHEMAS: dict[str, Any] = {
 
 
 def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:
-    return {"summary": summary, "tags": ["accounts"], "security": [],
+    return {"summary": summary, "tags": ["accounts"],
             "operationId": summary.lower().replace(" ", "_"),
             "parameters": [{"name": name, "in": "query", "required": False, "schema": schema}
                            for name, schema in query.items()],
@@ -59,7 +53,7 @@ def paths(op, also, body) -> dict[str, Any]:
         "groups_by_name": _BOOL, "create_accounts": _BOOL, "password_sign_in": _BOOL,
         "break_glass_email": {**_NULLABLE_TEXT, "maxLength": 400}})
     return {
-        "/sso": {"get": op("Get the single sign-on offer", "accounts", public=True, result={
+        "/sso": {"get": op("Get the single sign-on offer", "accounts", result={
             "$ref": "#/components/schemas/SignOnOffer"})},
         # Unconstrained strings: whatever comes back from a provider is answered with a redirect to
         # the sign-in page (never a JSON refusal), so the document promises no 4xx for odd values.

@@ -3,21 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
+from workbench_app.openapi_vocabulary import ref as _ref
 from workbench_app.themes import logo
 from workbench_app.themes.settings import COLOR_NAMES, FONTS, MARGIN_SIDES, ORIENTATIONS
 
-_INT = {"type": "integer"}
-_STR = {"type": "string"}
-_STAMP = {"type": "string", "format": "date-time"}
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _COLOR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
 _LINE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00\\r\\n]*$"}
 _NAME = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
-_ERROR = {"$ref": "#/components/schemas/Error"}
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
 
 
 def _settings(required: bool) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-// The /api/v1 answers the page arrived with (the server puts them in it: workbench_app/first_reads.py):
+// The /api/v1 answers the page arrived with (the server puts them in it: workbench_app/page_shell/first_reads.py):
 // the session and the first reads of the screen being opened. Each is taken once, by the first GET
 // of its path in the page's first seconds, instead of asking the network; every other read goes
 // out as usual, and the answers pass the client's middleware like any other.

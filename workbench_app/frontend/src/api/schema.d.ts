@@ -1858,16 +1858,6 @@ export interface components {
                 last_login_at: string | null;
             }[];
         };
-        GroupList: {
-            groups: {
-                group_id: number;
-                name: string;
-                description: string;
-                /** Format: date-time */
-                created_at: string;
-                members: number[];
-            }[];
-        };
         Notice: {
             code: string;
             message: string;
@@ -2301,18 +2291,182 @@ export interface components {
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
         };
+        Dashboard: {
+            dashboard_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            tabs: components["schemas"]["DashboardTab"][];
+            cards: components["schemas"]["DashboardCard"][];
+            filters: components["schemas"]["DashboardFilter"][];
+        };
+        DashboardCard: {
+            card_id: number;
+            tab_id: number | null;
+            /** @enum {string} */
+            kind: "question" | "text" | "heading";
+            question_id: number | null;
+            question_name: string | null;
+            visualization: {
+                [key: string]: unknown;
+            } | null;
+            variables: {
+                [key: string]: string;
+            } | null;
+            text: string | null;
+            col: number;
+            row: number;
+            width: number;
+            height: number;
+        };
+        DashboardFilter: {
+            filter_id: number;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "date_range" | "one_of";
+            default_value: string | number | (string | number)[] | null;
+            required: boolean;
+            values: components["schemas"]["ValuesSource"] | null;
+            links: components["schemas"]["FilterLink"][];
+        };
+        DashboardList: {
+            dashboards: components["schemas"]["DashboardSummary"][];
+        };
+        /** @description A dashboard as the list shows it: without its tabs, cards and filters. */
+        DashboardSummary: {
+            dashboard_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        DashboardTab: {
+            tab_id: number;
+            name: string;
+            position: number;
+        };
+        /** @description A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
+        FilterLink: {
+            card_id: number;
+            variable: string | null;
+            end_variable: string | null;
+            column: string | null;
+        };
+        Group: {
+            group_id: number;
+            name: string;
+            description: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The members' user ids. */
+            members: number[];
+        };
+        GroupList: {
+            groups: components["schemas"]["Group"][];
+        };
+        ListedMetric: {
+            metric_id: number;
+            model_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            column: string | null;
+            dimensions: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The model's name. */
+            model: string;
+        };
+        /** @description An aggregation of a model's column, by dimensions. */
+        Metric: {
+            metric_id: number;
+            model_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            column: string | null;
+            dimensions: string[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        MetricList: {
+            metrics: components["schemas"]["ListedMetric"][];
+        };
+        /** @description A named SQL query that metrics aggregate. */
+        Model: {
+            model_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            sql: string;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ModelList: {
+            models: components["schemas"]["Model"][];
+        };
+        ShareTerms: {
+            /** @enum {string} */
+            kind: "public_link" | "embed";
+            allowed_origins: string[];
+            /** @description Whether the PDF endpoint answers. */
+            allow_pdf: boolean;
+        };
+        /** @description The dashboard of a public link or an embed, as its visitor sees it. */
         SharedDashboard: {
             dashboard_id: number;
+            folder_id: number;
             name: string;
-            share: {
-                /** @enum {unknown} */
-                kind: "public_link" | "embed";
-                allowed_origins: string[];
-                /** @description Whether the PDF endpoint answers. */
-                allow_pdf: boolean;
-            };
-        } & {
-            [key: string]: unknown;
+            description: string;
+            auto_refresh_seconds: number | null;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            tabs: components["schemas"]["DashboardTab"][];
+            cards: components["schemas"]["DashboardCard"][];
+            filters: components["schemas"]["SharedFilter"][];
+            share: components["schemas"]["ShareTerms"];
+        };
+        SharedFilter: {
+            filter_id: number;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "date_range" | "one_of";
+            default_value: string | number | (string | number)[] | null;
+            required: boolean;
+            values: components["schemas"]["ValuesSource"] | null;
+            links: components["schemas"]["FilterLink"][];
+            /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
+            settable: boolean;
+        };
+        /** @description Where a one-of filter takes its values: a column the viewer may read. */
+        ValuesSource: {
+            table: string;
+            column: string;
         };
         HomeItem: {
             /** @enum {unknown} */
@@ -4597,9 +4751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4693,9 +4845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4864,9 +5014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -4952,9 +5100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Group"];
                 };
             };
             /** @description Invalid input */
@@ -6584,6 +6730,7 @@ export interface operations {
                     variable_types?: {
                         [key: string]: "text" | "number" | "date" | "list";
                     };
+                    /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
                     row_limit?: number;
                     /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
                     statement_id?: string;
@@ -8859,9 +9006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ModelList"];
                 };
             };
             /** @description Invalid input */
@@ -8953,9 +9098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -9049,9 +9192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -9227,9 +9368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Model"];
                 };
             };
             /** @description Invalid input */
@@ -9321,9 +9460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MetricList"];
                 };
             };
             /** @description Invalid input */
@@ -9418,9 +9555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metric"];
                 };
             };
             /** @description Invalid input */
@@ -9514,9 +9649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Metric"];
                 };
             };
             /** @description Invalid input */
@@ -9783,9 +9916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DashboardList"];
                 };
             };
             /** @description Invalid input */
@@ -9890,9 +10021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */
@@ -10069,9 +10198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */
@@ -10178,9 +10305,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             /** @description Invalid input */

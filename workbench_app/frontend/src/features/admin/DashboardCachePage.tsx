@@ -3,14 +3,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
-import { api, data } from "../../api/client";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import styles from "./Admin.module.css";
+import { dashboardCacheQuery } from "./adminQueries";
 
 export default function DashboardCachePage() {
   const { t, i18n } = useTranslation();
-  const counts = useQuery({ queryKey: ["admin", "dashboard-cache"], queryFn: () => data(api.GET("/dashboard-cache")) });
+  const counts = useQuery(dashboardCacheQuery());
   const percent = new Intl.NumberFormat(i18n.language, { style: "percent", maximumFractionDigits: 1 });
   const number = new Intl.NumberFormat(i18n.language);
   const rows = counts.data?.dashboards ?? [];

@@ -10,23 +10,22 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
+import { groupPermissionsQuery, groupsQuery, sourcesQuery } from "./adminQueries";
 import { RuleEditor, type RuleDraft } from "./RuleEditor";
 import { ViewAsPanel } from "./ViewAsPanel";
-
-const GROUPS_KEY = ["admin", "groups"] as const;
 
 export default function GroupsPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [selected, setSelected] = useState<number | null>(null);
   const [name, setName] = useState("");
-  const groups = useQuery({ queryKey: GROUPS_KEY, queryFn: async () => (await data(api.GET("/groups"))).groups });
+  const groups = useQuery(groupsQuery());
   const create = useMutation({
     mutationFn: () => data(api.POST("/groups", { body: { name: name.trim() } })),
     onSuccess: (group) => {
       setName("");
       setSelected((group as { group_id: number }).group_id);
-      void queryClient.invalidateQueries({ queryKey: GROUPS_KEY });
+      void queryClient.invalidateQueries({ queryKey: groupsQuery().queryKey });
     },
   });
   const current = (groups.data ?? []).find((group) => group.group_id === selected) ?? null;
@@ -60,7 +59,7 @@ export default function GroupsPage() {
         <div className={styles.page}>
           {current
             ? <GroupPanel key={current.group_id} groupId={current.group_id} name={current.name}
-                onDeleted={() => { setSelected(null); void queryClient.invalidateQueries({ queryKey: GROUPS_KEY }); }} />
+                onDeleted={() => { setSelected(null); void queryClient.invalidateQueries({ queryKey: groupsQuery().queryKey }); }} />
             : <p>{t("admin.groups.pick")}</p>}
         </div>
       </div>
@@ -73,16 +72,11 @@ function GroupPanel({ groupId, name, onDeleted }: { groupId: number; name: strin
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const path = { params: { path: { group_id: groupId } } };
-  const key = ["admin", "group-permissions", groupId];
   const [editing, setEditing] = useState<RuleDraft | "new" | null>(null);
   const [deleting, setDeleting] = useState(false);
-  const permissions = useQuery({
-    queryKey: key,
-    queryFn: async () => (await data(api.GET("/groups/{group_id}/permissions", path))) as {
-      catalogs: string[]; table_rules: (RuleDraft & { rule_id: number })[] },
-  });
-  const sources = useQuery({ queryKey: ["admin", "sources"], queryFn: async () => (await data(api.GET("/sources"))).sources });
-  const changed = () => void queryClient.invalidateQueries({ queryKey: key });
+  const permissions = useQuery(groupPermissionsQuery(groupId));
+  const sources = useQuery(sourcesQuery());
+  const changed = () => void queryClient.invalidateQueries({ queryKey: groupPermissionsQuery(groupId).queryKey });
   const setCatalogs = useMutation({
     mutationFn: (catalogs: string[]) => data(api.PUT("/groups/{group_id}/catalogs", { ...path, body: { catalogs } })),
     onSuccess: changed,

@@ -10,15 +10,16 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
 import { AccountFields, type AccountValues } from "./AccountFields";
+import { peopleQuery, settingsQuery } from "./adminQueries";
 import styles from "./Admin.module.css";
 import { OneTimeSecret } from "./OneTimeSecret";
-import { PEOPLE_KEY, PersonEditor } from "./PersonEditor";
+import { PersonEditor } from "./PersonEditor";
 
 export default function PeoplePage() {
   const { t } = useTranslation();
   const [inviting, setInviting] = useState(false);
   const [selected, setSelected] = useState<number | null>(null);
-  const people = useQuery({ queryKey: PEOPLE_KEY, queryFn: async () => (await data(api.GET("/users"))).users });
+  const people = useQuery(peopleQuery());
   return (
     <div className={styles.page}>
       <PageHeader title={t("admin.people.title")}>
@@ -65,7 +66,7 @@ function InviteForm({ onClose }: { onClose: () => void }) {
   const [email, setEmail] = useState("");
   const [account, setAccount] = useState<AccountValues>({ displayName: "", locale: "en", isAdmin: false });
   // New accounts start in the workbench's default language (Settings).
-  const settings = useQuery({ queryKey: ["admin", "settings"], queryFn: () => data(api.GET("/settings")) });
+  const settings = useQuery(settingsQuery());
   const defaultLocale = settings.data?.default_locale;
   useEffect(() => {
     if (defaultLocale) setAccount((current) => ({ ...current, locale: defaultLocale }));
@@ -78,7 +79,7 @@ function InviteForm({ onClose }: { onClose: () => void }) {
         params: { path: { user_id: user.user_id } }, body: { purpose: "invite" } }));
       return window.location.origin + link.path;
     },
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: PEOPLE_KEY }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: peopleQuery().queryKey }),
   });
   const field = invite.error instanceof ApiError ? invite.error.field : undefined;
 

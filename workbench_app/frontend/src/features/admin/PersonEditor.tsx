@@ -10,19 +10,15 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
 import { AccountFields, type AccountValues } from "./AccountFields";
+import { groupsQuery, peopleQuery, personQuery } from "./adminQueries";
 import styles from "./Admin.module.css";
 import { toAttributes, toRows, type AttributeRow } from "./attributes";
 import { OneTimeSecret } from "./OneTimeSecret";
 
 type User = components["schemas"]["User"];
-const GROUPS_KEY = ["admin", "groups"] as const;
-export const PEOPLE_KEY = ["admin", "people"] as const;
 
 export function PersonEditor({ userId, onClose }: { userId: number; onClose: () => void }) {
-  const person = useQuery({
-    queryKey: [...PEOPLE_KEY, userId],
-    queryFn: () => data(api.GET("/users/{user_id}", { params: { path: { user_id: userId } } })),
-  });
+  const person = useQuery(personQuery(userId));
   if (!person.data) return <ErrorMessage error={person.error} />;
   return <PersonForm key={userId} user={person.data} onClose={onClose} />;
 }
@@ -40,8 +36,8 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
   // The box being changed, shown from the click's own render until the server's list has it (a
   // controlled checkbox that waited for the server would seem not to take the click).
   const [toggling, setToggling] = useState<{ groupId: number; member: boolean } | null>(null);
-  const groups = useQuery({ queryKey: GROUPS_KEY, queryFn: async () => (await data(api.GET("/groups"))).groups });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: PEOPLE_KEY });
+  const groups = useQuery(groupsQuery());
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: peopleQuery().queryKey });
 
   const save = useMutation({
     mutationFn: async () => {
@@ -68,7 +64,7 @@ function PersonForm({ user, onClose }: { user: User; onClose: () => void }) {
     // The server's list then replaces the shown box: with the change, or without it if refused.
     onSettled: async () => {
       refresh();
-      await queryClient.invalidateQueries({ queryKey: GROUPS_KEY });
+      await queryClient.invalidateQueries({ queryKey: groupsQuery().queryKey });
       setToggling(null);
     },
   });

@@ -11,6 +11,7 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
+import { schemaQuery } from "../data/dataQueries";
 
 type RuleCheck = components["schemas"]["RuleCheck"];
 type MaskKind = "" | "null" | "hash" | "partial";
@@ -26,10 +27,7 @@ export function RuleEditor({ groupId, initial, onSaved, onCancel }: {
   groupId: number; initial: RuleDraft | null; onSaved: () => void; onCancel: () => void;
 }) {
   const { t } = useTranslation();
-  const tables = useQuery({
-    queryKey: ["schema", "admin-tables"],
-    queryFn: async () => (await data(api.GET("/schema"))).tables,
-  });
+  const tables = useQuery(schemaQuery(""));
   const [table, setTable] = useState(initial ? `${initial.catalog}.${initial.schema}.${initial.table}` : "");
   const [access, setAccess] = useState(initial?.access ?? true);
   const [rowFilter, setRowFilter] = useState(initial?.row_filter ?? "");

@@ -9,17 +9,16 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { SharingSettings } from "../sharing/SharingSettings";
 import styles from "./Admin.module.css";
+import { settingsQuery } from "./adminQueries";
 import { SingleSignOnSettings } from "./SingleSignOnSettings";
-
-const SETTINGS_KEY = ["admin", "settings"] as const;
 
 export default function SettingsPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const settings = useQuery({ queryKey: SETTINGS_KEY, queryFn: () => data(api.GET("/settings")) });
+  const settings = useQuery(settingsQuery());
   const update = useMutation({
     mutationFn: (locale: Language) => data(api.PATCH("/settings", { body: { default_locale: locale } })),
-    onSuccess: (answer) => queryClient.setQueryData(SETTINGS_KEY, answer),
+    onSuccess: (answer) => queryClient.setQueryData(settingsQuery().queryKey, answer),
   });
   const current = settings.data;
   return (
@@ -44,7 +43,7 @@ export default function SettingsPage() {
             </ul>
           </section>
           <SingleSignOnSettings />
-          <SharingSettings settings={current} queryKey={SETTINGS_KEY} />
+          <SharingSettings settings={current} queryKey={settingsQuery().queryKey} />
         </>
       )}
     </div>

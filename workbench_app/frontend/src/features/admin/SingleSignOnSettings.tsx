@@ -10,11 +10,11 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import fieldStyles from "../../ui/Field.module.css";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
+import { settingsQuery, signOnSettingsQuery } from "./adminQueries";
 import { parseLines, toLines } from "./claimMapping";
 
 type SsoSettings = components["schemas"]["SingleSignOnSettings"];
 type SsoChange = paths["/settings/sso"]["patch"]["requestBody"]["content"]["application/json"];
-const SSO_KEY = ["admin", "settings", "sso"] as const;
 
 interface Draft {
   display_name: string; issuer: string; client_id: string; client_secret: string; scopes: string;
@@ -62,7 +62,7 @@ function Check({ label, checked, onChange }: { label: string; checked: boolean; 
 export function SingleSignOnSettings() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const settings = useQuery({ queryKey: SSO_KEY, queryFn: () => data(api.GET("/settings/sso")) });
+  const settings = useQuery(signOnSettingsQuery());
   const [draft, setDraft] = useState<Draft | null>(null);
   useEffect(() => {
     if (settings.data && draft === null) setDraft(toDraft(settings.data));
@@ -71,8 +71,8 @@ export function SingleSignOnSettings() {
     mutationFn: (body: SsoChange) =>
       data(api.PATCH("/settings/sso", { body })),
     onSuccess: (answer) => {
-      queryClient.setQueryData(SSO_KEY, answer);
-      void queryClient.invalidateQueries({ queryKey: ["admin", "settings"], exact: true });
+      queryClient.setQueryData(signOnSettingsQuery().queryKey, answer);
+      void queryClient.invalidateQueries({ queryKey: settingsQuery().queryKey, exact: true });
       setDraft(toDraft(answer));
     },
   });

@@ -9,9 +9,9 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import styles from "./Admin.module.css";
+import { sourcesQuery } from "./adminQueries";
+import { SCHEMA_KEY } from "../data/dataQueries";
 import { SourceForm, type Source } from "./SourceForm";
-
-const SOURCES_KEY = ["admin", "sources"] as const;
 
 export default function SourcesPage() {
   const { t } = useTranslation();
@@ -19,11 +19,11 @@ export default function SourcesPage() {
   const [editing, setEditing] = useState<Source | "new" | null>(null);
   const [removing, setRemoving] = useState<Source | null>(null);
   const [refreshed, setRefreshed] = useState(false);
-  const sources = useQuery({ queryKey: SOURCES_KEY, queryFn: async () => (await data(api.GET("/sources"))).sources });
+  const sources = useQuery(sourcesQuery());
   const changed = () => {
-    void queryClient.invalidateQueries({ queryKey: SOURCES_KEY });
+    void queryClient.invalidateQueries({ queryKey: sourcesQuery().queryKey });
     // Tables of the schema browser and the editor's completions follow the sources.
-    void queryClient.invalidateQueries({ queryKey: ["schema"] });
+    void queryClient.invalidateQueries({ queryKey: SCHEMA_KEY });
   };
   const refresh = useMutation({
     mutationFn: () => data(api.POST("/sources/refresh")),

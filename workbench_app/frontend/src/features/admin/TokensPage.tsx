@@ -12,21 +12,18 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
 import styles from "./Admin.module.css";
+import { TOKENS_KEY, tokensQuery } from "./adminQueries";
 import { OneTimeSecret } from "./OneTimeSecret";
 
 type Token = components["schemas"]["Token"];
-const TOKENS_KEY = ["tokens"] as const;
 
 export default function TokensPage() {
   const { t } = useTranslation();
   const { user } = useSession();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
-  const mine = useQuery({ queryKey: [...TOKENS_KEY, "mine"], queryFn: async () => (await data(api.GET("/tokens"))).tokens });
-  const everyone = useQuery({
-    queryKey: [...TOKENS_KEY, "all"], enabled: user.is_admin,
-    queryFn: async () => (await data(api.GET("/tokens", { params: { query: { all: true } } }))).tokens,
-  });
+  const mine = useQuery(tokensQuery(false));
+  const everyone = useQuery({ ...tokensQuery(true), enabled: user.is_admin });
   const changed = () => void queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
   const create = useMutation({
     mutationFn: () => data(api.POST("/tokens", { body: { name: name.trim() } })),

@@ -8,11 +8,11 @@ import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import styles from "./Admin.module.css";
-import { PEOPLE_KEY } from "./PersonEditor";
+import { peopleQuery } from "./adminQueries";
 
 export function ViewAsPanel() {
   const { t } = useTranslation();
-  const people = useQuery({ queryKey: PEOPLE_KEY, queryFn: async () => (await data(api.GET("/users"))).users });
+  const people = useQuery(peopleQuery());
   const [person, setPerson] = useState("");
   const [sql, setSql] = useState("");
   const preview = useMutation({

@@ -6,6 +6,7 @@ import { Suspense, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { api, data } from "../../api/client";
+import { QUESTIONS_KEY } from "../browse/browseQueries";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { CHART_KINDS, type ChartKind, type ChartSpec } from "../charts/chartSpec";
@@ -13,6 +14,7 @@ import { resultColumns, type Result } from "../results/types";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import styles from "./AssistantPage.module.css";
+import { artifactRunQuery } from "./assistantQueries";
 import type { Artifact } from "./types";
 
 function chartSpec(artifact: Artifact): ChartSpec {
@@ -25,11 +27,7 @@ function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: Result |
   const queryClient = useQueryClient();
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
-  const rerun = useQuery({
-    queryKey: ["assistant", "chart", artifact.sql],
-    queryFn: () => data(api.POST("/sql", { body: { sql: artifact.sql } })) as Promise<Result>,
-    enabled: live === undefined,
-  });
+  const rerun = useQuery({ ...artifactRunQuery(artifact.sql), enabled: live === undefined });
   const result = live ?? rerun.data;
   const spec = useMemo(() => chartSpec(artifact), [artifact]);
   const columns = useMemo(() => (result ? resultColumns(result) : []), [result]);
@@ -40,7 +38,7 @@ function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: Result |
       visualization: spec as unknown as Record<string, unknown> } }));
     setSaving(false);
     setSaved(name);
-    await queryClient.invalidateQueries({ queryKey: ["questions"] });
+    await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
   }
 
   return (

@@ -13,19 +13,17 @@ import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
 import { AnswerText } from "./AnswerText";
 import { ArtifactView } from "./ArtifactView";
+import { ASSISTANT_KEY, conversationQuery, conversationsQuery } from "./assistantQueries";
 import styles from "./AssistantPage.module.css";
 import type { AssistantMessage, Conversation } from "./types";
 import { useAssistantStatus } from "./useAssistantStatus";
-import { conversationKey, useAssistantChat, type LiveAnswer } from "./useAssistantChat";
+import { useAssistantChat, type LiveAnswer } from "./useAssistantChat";
 
 function Conversations({ selected }: { selected: number | null }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: ["assistant", "conversations"],
-    queryFn: async () => ((await data(api.GET("/assistant/conversations"))) as { conversations: Conversation[] }).conversations,
-  });
+  const list = useQuery(conversationsQuery());
   const [renaming, setRenaming] = useState<Conversation | null>(null);
   const [title, setTitle] = useState("");
   const [deleting, setDeleting] = useState<Conversation | null>(null);
@@ -33,7 +31,7 @@ function Conversations({ selected }: { selected: number | null }) {
 
   async function start() {
     const created = (await data(api.POST("/assistant/conversations", { body: { title: t("assistant.newTitle") } }))) as Conversation;
-    await queryClient.invalidateQueries({ queryKey: ["assistant", "conversations"] });
+    await queryClient.invalidateQueries({ queryKey: conversationsQuery().queryKey });
     void navigate(`/assistant/${created.conversation_id}`);
   }
 
@@ -43,7 +41,7 @@ function Conversations({ selected }: { selected: number | null }) {
       await data(api.PATCH("/assistant/conversations/{conversation_id}", {
         params: { path: { conversation_id: renaming!.conversation_id } }, body: { title: title.trim() } }));
       setRenaming(null);
-      await queryClient.invalidateQueries({ queryKey: ["assistant"] });
+      await queryClient.invalidateQueries({ queryKey: ASSISTANT_KEY });
     } catch (caught) {
       setError(caught);
     }
@@ -53,7 +51,7 @@ function Conversations({ selected }: { selected: number | null }) {
     setDeleting(null);
     try {
       await api.DELETE("/assistant/conversations/{conversation_id}", { params: { path: { conversation_id: conversation.conversation_id } } });
-      await queryClient.invalidateQueries({ queryKey: ["assistant"] });
+      await queryClient.invalidateQueries({ queryKey: ASSISTANT_KEY });
       if (selected === conversation.conversation_id) void navigate("/assistant");
     } catch (caught) {
       setError(caught);
@@ -135,10 +133,7 @@ function LiveView({ live }: { live: LiveAnswer }) {
 
 function Chat({ conversationId }: { conversationId: number }) {
   const { t } = useTranslation();
-  const conversation = useQuery({
-    queryKey: conversationKey(conversationId),
-    queryFn: () => data(api.GET("/assistant/conversations/{conversation_id}", { params: { path: { conversation_id: conversationId } } })),
-  });
+  const conversation = useQuery(conversationQuery(conversationId));
   const chat = useAssistantChat(conversationId);
   const [draft, setDraft] = useState("");
   const busy = chat.live !== null && !chat.live.finished;

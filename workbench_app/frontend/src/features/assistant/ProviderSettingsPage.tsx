@@ -9,6 +9,7 @@ import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
 import styles from "./AssistantPage.module.css";
+import { assistantStatusQuery, providerQuery } from "./assistantQueries";
 import type { AssistantProvider } from "./types";
 
 const LIMITS = ["max_tool_rounds", "max_rows", "max_result_chars", "requests_per_hour", "tokens_per_hour", "timeout_seconds"] as const;
@@ -18,11 +19,7 @@ export default function ProviderSettingsPage() {
   const { t } = useTranslation();
   const { user } = useSession();
   const queryClient = useQueryClient();
-  const provider = useQuery({
-    queryKey: ["assistant", "provider"],
-    queryFn: () => data(api.GET("/assistant/provider")) as Promise<AssistantProvider>,
-    enabled: user.is_admin,
-  });
+  const provider = useQuery({ ...providerQuery(), enabled: user.is_admin });
   const [baseUrl, setBaseUrl] = useState("");
   const [model, setModel] = useState("");
   const [apiKey, setApiKey] = useState("");
@@ -41,8 +38,8 @@ export default function ProviderSettingsPage() {
   }, [provider.data]);
 
   function accepted(answer: AssistantProvider, message: string) {
-    queryClient.setQueryData(["assistant", "provider"], answer);
-    void queryClient.invalidateQueries({ queryKey: ["assistant", "status"] });
+    queryClient.setQueryData(providerQuery().queryKey, answer);
+    void queryClient.invalidateQueries({ queryKey: assistantStatusQuery().queryKey });
     setApiKey("");
     setNotice(message);
   }

@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { api } from "../../api/client";
+import { ASSISTANT_KEY } from "./assistantQueries";
 import { readEvents } from "./serverEvents";
 import type { AssistantMessage, Notice, ToolRun } from "./types";
 
@@ -13,10 +14,6 @@ export interface LiveAnswer {
   notices: Notice[];
   failure: Notice | null;
   finished: boolean;
-}
-
-export function conversationKey(conversationId: number) {
-  return ["assistant", "conversation", conversationId] as const;
 }
 
 export function useAssistantChat(conversationId: number) {
@@ -54,7 +51,7 @@ export function useAssistantChat(conversationId: number) {
       setRefusal(error);
     } finally {
       // The stored conversation (now holding both messages) replaces the live copy.
-      await queryClient.invalidateQueries({ queryKey: ["assistant"] });
+      await queryClient.invalidateQueries({ queryKey: ASSISTANT_KEY });
       setLive(null);
     }
   }, [conversationId, queryClient]);

@@ -1,8 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, data } from "../../api/client";
-import type { AssistantStatus } from "./types";
+import { assistantStatusQuery } from "./assistantQueries";
 
 /** Whether the assistant is on, and the person's use of this hour's quota (small: the nav reads it). */
 export function useAssistantStatus() {
-  return useQuery({ queryKey: ["assistant", "status"], queryFn: () => data(api.GET("/assistant/status")) as Promise<AssistantStatus> });
+  return useQuery(assistantStatusQuery());
 }

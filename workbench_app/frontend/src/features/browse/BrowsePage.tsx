@@ -13,6 +13,7 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "./BrowsePage.module.css";
+import { FOLDERS_KEY, QUESTIONS_KEY, questionsQuery } from "./browseQueries";
 import { useSession } from "../../app/session";
 import { useFolders } from "./SaveQuestionDialog";
 
@@ -52,12 +53,7 @@ export default function BrowsePage() {
   const tree = folderTree(folders.data ?? []);
   const selected = folderId ? tree.find((entry) => entry.folder.folder_id === Number(folderId))?.folder
     : tree.find((entry) => entry.folder.mine && entry.depth === 0)?.folder;
-  const questions = useQuery({
-    queryKey: ["questions", search ? null : selected?.folder_id ?? null, search],
-    queryFn: async () => ((await data(api.GET("/questions", { params: { query: search
-      ? { search } : selected ? { folder_id: selected.folder_id } : {} } }))) as { questions: Question[] }).questions,
-    enabled: folders.isSuccess,
-  });
+  const questions = useQuery({ ...questionsQuery(selected?.folder_id ?? null, search), enabled: folders.isSuccess });
 
   const change = useMutation({
     mutationFn: async (action: Pending) => {
@@ -78,8 +74,8 @@ export default function BrowsePage() {
     },
     onSuccess: async (_, action) => {
       setPending(null);
-      await queryClient.invalidateQueries({ queryKey: ["questions"] });
-      await queryClient.invalidateQueries({ queryKey: ["folders"] });
+      await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
+      await queryClient.invalidateQueries({ queryKey: FOLDERS_KEY });
       if (action.kind === "delete-folder") void navigate("/browse");
     },
   });

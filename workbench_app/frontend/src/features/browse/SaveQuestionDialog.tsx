@@ -1,19 +1,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
-import type { Folder } from "../../api/models";
 import { Button } from "../../ui/Button";
 import dialogStyles from "../../ui/ConfirmDialog.module.css";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { foldersQuery } from "./browseQueries";
 
 export function useFolders() {
-  return useQuery({
-    queryKey: ["folders"],
-    queryFn: async () => ((await data(api.GET("/folders"))) as { folders: Folder[] }).folders,
-  });
+  return useQuery(foldersQuery());
 }
 
 /** Name a question and pick a folder where the person may edit (the server checks the right again). */

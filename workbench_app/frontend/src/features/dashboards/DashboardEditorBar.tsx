@@ -4,11 +4,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
-import type { Question } from "../../api/models";
 import { Button } from "../../ui/Button";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { allQuestionsQuery } from "../browse/browseQueries";
+import { themesQuery } from "../themes/themeQueries";
 import {
   addCard, addFilter, addTab, changeFilter, linkFilter, removeFilter, type Draft, type FilterType,
 } from "./dashboardDraft";
@@ -33,14 +33,8 @@ const COLUMN = ":column";
 
 export function DashboardEditorBar({ draft, ownTheme, tab, change }: Props) {
   const { t } = useTranslation();
-  const questions = useQuery({
-    queryKey: ["questions", "all"],
-    queryFn: async () => ((await data(api.GET("/questions", { params: { query: {} } }))) as { questions: Question[] }).questions,
-  });
-  const themes = useQuery({
-    queryKey: ["themes"], // as the themes screen keeps the same list
-    queryFn: () => data(api.GET("/themes")),
-  });
+  const questions = useQuery(allQuestionsQuery());
+  const themes = useQuery(themesQuery());
   const [questionId, setQuestionId] = useState("");
   const [tabName, setTabName] = useState("");
   const [filterName, setFilterName] = useState("");

@@ -13,14 +13,15 @@ import { TextField } from "../../ui/TextField";
 import { CardKeyboardHandle } from "./CardKeyboardHandle";
 import { DownloadPdfButton } from "../printing/DownloadPdfButton";
 import { AppliedTheme } from "../themes/ThemedArea";
-import { dashboardThemeKey, ownThemeId, useDashboardTheme } from "../themes/useEffectiveTheme";
+import { dashboardThemeQuery } from "../themes/themeQueries";
+import { ownThemeId, useDashboardTheme } from "../themes/useEffectiveTheme";
 import { DashboardEditorBar } from "./DashboardEditorBar";
 import { DashboardGrid } from "./DashboardGrid";
 import {
   apply, cardsOfTab, changeCard, draftOf, duplicateCard, nudgeCard, placeCards, removeCard, removeTab, saveBody, savedQuestionCardId, shownTab, undo,
-  type Dashboard, type Draft, type DraftCard, type Editing,
+  type Draft, type DraftCard, type Editing,
 } from "./dashboardDraft";
-import { cardRunKey, dashboardKey, dashboardQuery } from "./dashboardQueries";
+import { cardRunKey, dashboardQuery } from "./dashboardQueries";
 import { FilterBar } from "./FilterBar";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
 import { preloadChart, QuestionCard } from "./QuestionCard";
@@ -54,17 +55,17 @@ export default function DashboardPage() {
     mutationFn: async (draft: Draft) => {
       const saved = (await data(api.PUT("/dashboards/{dashboard_id}", {
         params: { path: { dashboard_id: dashboardId } }, body: saveBody(draft),
-      }))) as unknown as Dashboard;
+      })));
       // The theme has its own endpoint (the server checks the edit right there too).
       if (draft.theme_id !== undefined && draft.theme_id !== ownThemeId(theme.data)) {
-        queryClient.setQueryData(dashboardThemeKey(dashboardId), await data(api.PUT("/dashboards/{dashboard_id}/theme", {
+        queryClient.setQueryData(dashboardThemeQuery(dashboardId).queryKey, await data(api.PUT("/dashboards/{dashboard_id}/theme", {
           params: { path: { dashboard_id: dashboardId } }, body: { theme_id: draft.theme_id },
         })));
       }
       return saved;
     },
     onSuccess: async (saved) => {
-      queryClient.setQueryData(dashboardKey(dashboardId), saved);
+      queryClient.setQueryData(dashboardQuery(dashboardId).queryKey, saved);
       await queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) });
       setEditing(null);
     },

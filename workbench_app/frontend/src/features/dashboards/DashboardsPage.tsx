@@ -10,10 +10,10 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
-import type { Dashboard } from "./dashboardDraft";
+import { DASHBOARDS_KEY, dashboardsQuery, type ListedDashboard } from "./dashboardQueries";
 import styles from "./DashboardPage.module.css";
 
-type Listed = Omit<Dashboard, "tabs" | "cards" | "filters">;
+type Listed = ListedDashboard;
 
 export default function DashboardsPage() {
   const { t } = useTranslation();
@@ -21,14 +21,11 @@ export default function DashboardsPage() {
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const [deleting, setDeleting] = useState<Listed | null>(null);
-  const listed = useQuery({
-    queryKey: ["dashboards"],
-    queryFn: async () => ((await data(api.GET("/dashboards"))) as unknown as { dashboards: Listed[] }).dashboards,
-  });
+  const listed = useQuery(dashboardsQuery());
   const create = useMutation({
-    mutationFn: async () => (await data(api.POST("/dashboards", { body: { name: name.trim() } }))) as unknown as Dashboard,
+    mutationFn: () => data(api.POST("/dashboards", { body: { name: name.trim() } })),
     onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      await queryClient.invalidateQueries({ queryKey: DASHBOARDS_KEY });
       void navigate(`/dashboards/${created.dashboard_id}`);
     },
   });
@@ -36,7 +33,7 @@ export default function DashboardsPage() {
     mutationFn: async (dashboard: Listed) => data(api.DELETE("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboard.dashboard_id } } })),
     onSuccess: async () => {
       setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      await queryClient.invalidateQueries({ queryKey: DASHBOARDS_KEY });
     },
   });
 

@@ -4,9 +4,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { questionColumnsQuery } from "../browse/browseQueries";
 
 interface Props {
   questionId: number | undefined;
@@ -23,13 +23,9 @@ export function LinkedColumnField({ questionId, filter, card, value, onChange }:
   const { t } = useTranslation();
   const [typing, setTyping] = useState(false);
   const columns = useQuery({
-    queryKey: ["question-columns", questionId],
-    queryFn: async () => (await data(api.GET("/questions/{question_id}/columns", {
-      params: { path: { question_id: questionId! } },
-    }))).columns.map((column) => column.name),
+    ...questionColumnsQuery(questionId!),
     enabled: questionId !== undefined,
     retry: false,
-    staleTime: 60_000,
   });
   const label = t("dashboards.linkColumnName", { filter, card });
   const names = columns.data ?? [];

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
+import { filterValuesKey } from "./dashboardQueries";
 import { listValue, listValues } from "./filterState";
 import styles from "./DashboardPage.module.css";
 
@@ -36,7 +37,7 @@ export function OneOfFilter({ source, dashboardId, filterId, label, name, value,
   const [search, setSearch] = useState("");
   const searched = useDeferredValue(search.trim());
   const offered = useQuery({
-    queryKey: ["dashboard-filter-values", dashboardId, filterId, searched, source?.key ?? null],
+    queryKey: filterValuesKey(dashboardId, filterId, searched, source?.key ?? null),
     queryFn: (): Promise<FilterValues> => source ? source.load(filterId, searched || undefined)
       : data(api.GET("/dashboards/{dashboard_id}/filters/{filter_id}/values", {
         params: { path: { dashboard_id: dashboardId, filter_id: filterId }, query: searched ? { search: searched } : {} },

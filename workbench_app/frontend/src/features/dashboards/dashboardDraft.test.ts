@@ -6,7 +6,8 @@ import {
 } from "./dashboardDraft";
 
 const saved: Dashboard = {
-  dashboard_id: 1, folder_id: 1, name: "Traffic", description: "", auto_refresh_seconds: null, warm_up: false, updated_at: "",
+  dashboard_id: 1, folder_id: 1, name: "Traffic", description: "", auto_refresh_seconds: null, cache_ttl_seconds: 300, warm_up: false,
+  created_by: 1, created_at: "", updated_at: "",
   tabs: [],
   cards: [
     { card_id: 10, tab_id: null, kind: "question", question_id: 3, question_name: "Visits", visualization: null,

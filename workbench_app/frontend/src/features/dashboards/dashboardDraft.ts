@@ -1,52 +1,22 @@
 // A dashboard being edited: tabs, cards and filters with local keys, as PUT /dashboards/<id>
 // saves them whole. Pure: the editor's every change is a function from draft to draft, so
 // "undo the last change" is keeping the draft before it.
-export type CardKind = "question" | "text" | "heading";
-export type FilterType = "text" | "number" | "date" | "date_range" | "one_of";
-export type FilterDefault = string | number | (string | number)[] | null;
-/** Where a one-of filter takes its values: a column the viewer may read. */
-export interface ValuesSource { table: string; column: string }
+import type { components } from "../../api/schema";
+
+// The saved dashboard's shapes come from the server's models (workbench_app/content/dashboard_shapes.py)
+// through the OpenAPI document (`make api-types`).
+type Schemas = components["schemas"];
+export type Dashboard = Schemas["Dashboard"];
+export type SavedCard = Schemas["DashboardCard"];
+export type SavedFilter = Schemas["DashboardFilter"];
 /** A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
-export interface SavedLink { card_id: number; variable: string | null; end_variable: string | null; column: string | null }
+export type SavedLink = Schemas["FilterLink"];
+/** Where a one-of filter takes its values: a column the viewer may read. */
+export type ValuesSource = Schemas["ValuesSource"];
+export type CardKind = SavedCard["kind"];
+export type FilterType = SavedFilter["type"];
+export type FilterDefault = SavedFilter["default_value"];
 export interface DraftLink { card: string; variable?: string | undefined; end_variable?: string | undefined; column?: string | undefined }
-
-export interface SavedCard {
-  card_id: number;
-  tab_id: number | null;
-  kind: CardKind;
-  question_id: number | null;
-  question_name: string | null;
-  visualization: Record<string, unknown> | null;
-  variables: Record<string, string> | null;
-  text: string | null;
-  col: number;
-  row: number;
-  width: number;
-  height: number;
-}
-
-export interface SavedFilter {
-  filter_id: number;
-  name: string;
-  type: FilterType;
-  default_value: FilterDefault;
-  required: boolean;
-  values: ValuesSource | null;
-  links: SavedLink[];
-}
-
-export interface Dashboard {
-  dashboard_id: number;
-  folder_id: number;
-  name: string;
-  description: string;
-  auto_refresh_seconds: number | null;
-  warm_up: boolean;
-  updated_at: string;
-  tabs: { tab_id: number; name: string; position: number }[];
-  cards: SavedCard[];
-  filters: SavedFilter[];
-}
 
 export interface DraftCard {
   key: string;

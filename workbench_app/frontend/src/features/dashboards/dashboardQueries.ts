@@ -1,20 +1,23 @@
-// The reads a dashboard's page starts with, shared by the page and by the prefetch that starts them
-// beside the session and the page's code when a dashboard's address is opened (App.tsx).
-import type { QueryClient } from "@tanstack/react-query";
+// The dashboards' reads, keyed once: the list, a dashboard's definition and its cards' runs (shared
+// by the page and by the prefetch that starts them beside the session and the page's code when a
+// dashboard's address is opened: App.tsx), and the values a one-of filter offers.
+import { queryOptions, type QueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
+import type { components } from "../../api/schema";
 import { LazyChartView } from "../charts/lazyChartView";
-import { dashboardThemeQuery } from "../themes/useEffectiveTheme";
+import { dashboardThemeQuery } from "../themes/themeQueries";
 import type { Result } from "../results/types";
-import { cardsOfTab, draftOf, savedQuestionCardId, shownTab, type Dashboard } from "./dashboardDraft";
+import { cardsOfTab, draftOf, savedQuestionCardId, shownTab } from "./dashboardDraft";
 import { cardFilters, filterValues } from "./filterState";
 
-export const dashboardKey = (id: number) => ["dashboard", id] as const;
+export const DASHBOARDS_KEY = ["dashboards"] as const;
+/** Invalidating it runs every card of the dashboard again (the page's refresh, a save). */
 export const cardRunKey = (dashboardId: number) => ["dashboard-card", dashboardId] as const;
 type CardFilters = Record<string, string | string[]>;
 
 /** One card's run with its filters (shared pages replace `queryFn`, and key it by their link or
  * token). Fresh for a few seconds: a card mounting just after the prefetch below does not ask again. */
-export const cardRunQuery = (dashboardId: number, cardId: number, filters: CardFilters, runKey?: string) => ({
+export const cardRunQuery = (dashboardId: number, cardId: number, filters: CardFilters, runKey?: string) => queryOptions({
   queryKey: [...cardRunKey(dashboardId), cardId, filters, runKey ?? null] as const,
   staleTime: 5_000,
   queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
@@ -23,11 +26,23 @@ export const cardRunQuery = (dashboardId: number, cardId: number, filters: CardF
 });
 
 // Fresh for a few seconds: the page mounting just after the prefetch does not ask again.
-export const dashboardQuery = (dashboardId: number) => ({
-  queryKey: dashboardKey(dashboardId),
+export const dashboardQuery = (dashboardId: number) => queryOptions({
+  queryKey: ["dashboard", dashboardId] as const,
   staleTime: 5_000,
-  queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
+  queryFn: () => data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } })),
 });
+
+/** A dashboard as the list shows it (without its cards, tabs and filters). */
+export type ListedDashboard = components["schemas"]["DashboardSummary"];
+
+export const dashboardsQuery = () => queryOptions({
+  queryKey: DASHBOARDS_KEY,
+  queryFn: async () => (await data(api.GET("/dashboards"))).dashboards,
+});
+
+/** The key of the values a one-of filter offers (shared pages ask through their link or token: `source`). */
+export const filterValuesKey = (dashboardId: number, filterId: number, search: string, source: string | null) =>
+  ["dashboard-filter-values", dashboardId, filterId, search, source] as const;
 
 /** Starts the reads of the dashboard at `/dashboards/<id>?<search>`: its definition and theme, then
  * the runs of the cards its page will show (those of the tab and filters in `search`) as soon as

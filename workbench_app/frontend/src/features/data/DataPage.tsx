@@ -10,6 +10,7 @@ import { TextField } from "../../ui/TextField";
 import { ResultTable } from "../results/ResultTable";
 import type { Result } from "../results/types";
 import styles from "./DataPage.module.css";
+import { schemaQuery } from "./dataQueries";
 
 export interface SchemaColumn {
   name: string;
@@ -71,11 +72,7 @@ export default function DataPage() {
   const [chosen, setChosen] = useState<SchemaTable | null>(null);
   const [sample, setSample] = useState<Result | null>(null);
   const [sampleError, setSampleError] = useState<unknown>(null);
-  const schema = useQuery({
-    queryKey: ["schema", search],
-    queryFn: async () => ((await data(api.GET("/schema", { params: { query: search.trim() ? { search: search.trim() } : {} } }))) as { tables: SchemaTable[] }).tables,
-    placeholderData: (previous) => previous,
-  });
+  const schema = useQuery({ ...schemaQuery(search), placeholderData: (previous) => previous });
   const grouped = useMemo(() => groupTables(schema.data ?? []), [schema.data]);
   const current = chosen && (schema.data ?? []).find((t2) => qualifiedName(t2) === qualifiedName(chosen)) || chosen;
 

@@ -3,21 +3,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
 import { formatDateTime } from "../../i18n/i18n";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "./RecordsPage.module.css";
-
-interface Entry {
-  entry_id: number;
-  at: string;
-  actor: string;
-  action: string;
-  target: string | null;
-  details: Record<string, unknown>;
-}
+import { auditQuery } from "./historyQueries";
 
 const KINDS = ["", "sign_in", "user", "permissions", "source", "token", "folder", "question", "dashboard"] as const;
 
@@ -29,11 +20,7 @@ export default function AuditPage() {
   const [until, setUntil] = useState("");
   const filters = { ...(kind ? { action: kind } : {}), ...(person.trim() ? { actor: person.trim() } : {}),
     ...(since ? { since } : {}), ...(until ? { until } : {}) };
-  const entries = useQuery({
-    queryKey: ["audit", filters],
-    queryFn: async () => ((await data(api.GET("/audit", { params: { query: { ...filters, limit: 500 } } }))) as { entries: Entry[] }).entries,
-    placeholderData: (previous) => previous,
-  });
+  const entries = useQuery({ ...auditQuery(filters), placeholderData: (previous) => previous });
   const shown = entries.data ?? [];
   return (
     <div className={styles.page}>

@@ -3,37 +3,19 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
-import { api, data } from "../../api/client";
 import { useSession } from "../../app/session";
 import { formatDateTime, formatNumber } from "../../i18n/i18n";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import styles from "./RecordsPage.module.css";
-
-interface Run {
-  query_id: number;
-  user_email: string | null;
-  origin: string;
-  sql_text: string;
-  started_at: string;
-  duration_ms: number | null;
-  row_count: number | null;
-  status: string;
-  error_code: string | null;
-}
-
-const ORIGINS = ["", "ui", "api", "tool_server", "embed", "assistant"] as const;
+import { historyQuery, ORIGINS } from "./historyQueries";
 
 export default function HistoryPage() {
   const { t } = useTranslation();
   const { user } = useSession();
   const [everyone, setEveryone] = useState(false);
   const [origin, setOrigin] = useState<(typeof ORIGINS)[number]>("");
-  const runs = useQuery({
-    queryKey: ["history", everyone, origin],
-    queryFn: async () => ((await data(api.GET("/history", { params: { query: {
-      ...(everyone ? { all: true } : {}), ...(origin ? { origin } : {}), limit: 200 } } }))) as { queries: Run[] }).queries,
-  });
+  const runs = useQuery(historyQuery(everyone, origin));
   return (
     <div className={styles.page}>
       <h1>{t("history.title")}</h1>

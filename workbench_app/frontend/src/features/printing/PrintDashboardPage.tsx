@@ -6,18 +6,18 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useParams, useSearchParams } from "react-router";
-import { api, data } from "../../api/client";
 import ChartView from "../charts/ChartView";
 import { readSpec } from "../charts/chartSpec";
-import type { Dashboard, SavedCard } from "../dashboards/dashboardDraft";
+import type { SavedCard } from "../dashboards/dashboardDraft";
 import { cardFilters, filterValues } from "../dashboards/filterState";
 import { TextCard } from "../dashboards/TextCard";
-import { resultColumns, type Result } from "../results/types";
+import { resultColumns } from "../results/types";
 import { AppliedTheme } from "../themes/ThemedArea";
 import { useDashboardTheme } from "../themes/useEffectiveTheme";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PrintTable } from "./PrintTable";
 import { whenDrawn } from "./whenDrawn";
+import { printCardQuery, printDashboardQuery } from "./printQueries";
 import styles from "./PrintDashboard.module.css";
 
 // Rows a printed table holds at most (a print is for reading, not for exporting: CSV does that).
@@ -27,10 +27,7 @@ export default function PrintDashboardPage() {
   const { t } = useTranslation();
   const dashboardId = Number(useParams().dashboardId);
   const [params] = useSearchParams();
-  const dashboard = useQuery({
-    queryKey: ["print-dashboard", dashboardId],
-    queryFn: async () => (await data(api.GET("/dashboards/{dashboard_id}", { params: { path: { dashboard_id: dashboardId } } }))) as unknown as Dashboard,
-  });
+  const dashboard = useQuery(printDashboardQuery(dashboardId));
   const theme = useDashboardTheme(dashboardId);
   const saved = dashboard.data;
   // The print of a public link marks the filters it opens (`settable`): the others keep their
@@ -39,14 +36,7 @@ export default function PrintDashboardPage() {
   const values = saved ? filterValues(params, filters) : {};
   const questionCards = (saved?.cards ?? []).filter((card) => card.kind === "question");
   const runs = useQueries({
-    queries: questionCards.map((card) => ({
-      queryKey: ["print-card", dashboardId, card.card_id],
-      queryFn: async () => (await data(api.POST("/dashboards/{dashboard_id}/cards/{card_id}/run", {
-        params: { path: { dashboard_id: dashboardId, card_id: card.card_id } },
-        body: { filters: cardFilters(card.card_id, filters, values), row_limit: PRINT_ROWS },
-      }))) as Result,
-      retry: false,
-    })),
+    queries: questionCards.map((card) => printCardQuery(dashboardId, card.card_id, cardFilters(card.card_id, filters, values), PRINT_ROWS)),
   });
   const settled = (dashboard.isError || theme.isError || (saved !== undefined && !theme.isPending))
     && runs.every((run) => !run.isPending);

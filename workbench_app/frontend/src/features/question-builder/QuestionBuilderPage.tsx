@@ -7,15 +7,16 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, data } from "../../api/client";
 import type { Question } from "../../api/models";
-import { downloadBuilderCsv, runBuilder } from "../../api/statementRun";
+import { downloadBuilderCsv } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
+import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
-import type { SchemaTable } from "../data/DataPage";
+import { schemaQuery } from "../data/dataQueries";
 import { ResultPanel } from "../results/ResultPanel";
 import { QuestionTheme } from "../themes/QuestionTheme";
 import { resultColumns } from "../results/types";
@@ -24,6 +25,7 @@ import {
   type BuilderState, type ColumnChoice, type ColumnKind, type FilterRow, type TableRef,
 } from "./builderDefinition";
 import styles from "./QuestionBuilderPage.module.css";
+import { builderRunQuery } from "./builderQueries";
 
 const tableKey = (table: TableRef | null) => (table ? `${table.catalog}.${table.schema}.${table.table}` : "");
 const choiceKey = (choice: ColumnChoice | null) => (choice ? `${choice.source}:${choice.name}` : "");
@@ -51,15 +53,8 @@ export default function QuestionBuilderPage() {
   const [spec, setSpec] = useState<ChartSpec | null>(null);
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const tables = useQuery({
-    queryKey: ["schema", ""],
-    queryFn: async () => ((await data(api.GET("/schema", { params: { query: {} } }))) as { tables: SchemaTable[] }).tables,
-  });
-  const question = useQuery({
-    queryKey: ["question", questionId],
-    queryFn: async () => (await data(api.GET("/questions/{question_id}", { params: { path: { question_id: Number(questionId) } } }))) as Question,
-    enabled: questionId !== null,
-  });
+  const tables = useQuery(schemaQuery(""));
+  const question = useQuery({ ...questionQuery(Number(questionId)), enabled: questionId !== null });
   useEffect(() => {
     const saved = question.data?.builder as { state?: BuilderState } | null | undefined;
     if (saved?.state) setState(saved.state);
@@ -78,13 +73,7 @@ export default function QuestionBuilderPage() {
   const kinds = Object.fromEntries(choices.map(({ choice, kind }) => [kindKey(choice), kind]));
   const definition = useMemo(() => toDefinition(state, kinds), [state, JSON.stringify(kinds)]); // eslint-disable-line react-hooks/exhaustive-deps
   const pending = useDebounced(definition, 400);
-  const result = useQuery({
-    queryKey: ["builder-run", pending],
-    // The signal stops a run the screen no longer waits for (a newer definition, leaving the page).
-    queryFn: ({ signal }) => runBuilder({ builder: pending!, row_limit: 2000 }, signal),
-    enabled: pending !== null,
-    placeholderData: (previous) => previous,
-  });
+  const result = useQuery({ ...builderRunQuery(pending, 2000), placeholderData: (previous) => previous });
 
   const update = (change: Partial<BuilderState>) => setState((old) => ({ ...old, ...change }));
   const columnOptions = [{ value: "", label: "—" }, ...choices.map(({ choice, label }) => ({ value: choiceKey(choice), label }))];
@@ -112,7 +101,7 @@ export default function QuestionBuilderPage() {
       : await data(api.POST("/questions", { body: body as never }))) as Question;
     setSaving(false);
     setNotice(t("save.saved", { name }));
-    await queryClient.invalidateQueries({ queryKey: ["questions"] });
+    await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
     if (!question.data && saved.question_id) void navigate(`/question/new?question=${saved.question_id}`, { replace: true });
   }
 

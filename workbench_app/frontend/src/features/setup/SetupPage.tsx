@@ -13,6 +13,7 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import styles from "../sign-in/SignInPage.module.css";
+import { setupLinkQuery } from "./setupQueries";
 
 export default function SetupPage() {
   const { t } = useTranslation();
@@ -24,11 +25,7 @@ export default function SetupPage() {
   const [locale, setLocale] = useState<Language>(pickLanguage(...navigator.languages));
   const { open, error, busy } = useSessionOpening();
   useLanguage(locale);
-  const link = useQuery({
-    queryKey: ["setup", token],
-    queryFn: () => data(api.GET("/setup", { params: { query: { token } } })),
-    retry: false,
-  });
+  const link = useQuery(setupLinkQuery(token));
   const refusal = link.error instanceof ApiError ? link.error : null;
 
   function submit(event: FormEvent) {

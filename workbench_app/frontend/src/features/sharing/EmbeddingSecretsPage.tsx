@@ -13,8 +13,8 @@ import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { OneTimeSecret } from "../admin/OneTimeSecret";
 import adminStyles from "../admin/Admin.module.css";
-
-const SECRETS_KEY = ["admin", "embedding-secrets"] as const;
+import { groupsQuery } from "../admin/adminQueries";
+import { embeddingSecretsQuery } from "./sharingQueries";
 
 export default function EmbeddingSecretsPage() {
   const { t } = useTranslation();
@@ -22,9 +22,9 @@ export default function EmbeddingSecretsPage() {
   const [name, setName] = useState("");
   const [groupId, setGroupId] = useState("");
   const [origins, setOrigins] = useState("");
-  const secrets = useQuery({ queryKey: SECRETS_KEY, queryFn: async () => (await data(api.GET("/embedding-secrets"))).secrets });
-  const groups = useQuery({ queryKey: ["admin", "groups"], queryFn: () => data(api.GET("/groups")) });
-  const changed = () => void queryClient.invalidateQueries({ queryKey: SECRETS_KEY });
+  const secrets = useQuery(embeddingSecretsQuery());
+  const groups = useQuery(groupsQuery());
+  const changed = () => void queryClient.invalidateQueries({ queryKey: embeddingSecretsQuery().queryKey });
   const create = useMutation({
     mutationFn: () => data(api.POST("/embedding-secrets", { body: {
       name: name.trim(), group_id: Number(groupId),
@@ -35,7 +35,7 @@ export default function EmbeddingSecretsPage() {
     mutationFn: (secretId: number) => data(api.DELETE("/embedding-secrets/{secret_id}", { params: { path: { secret_id: secretId } } })),
     onSuccess: changed,
   });
-  const groupList = ((groups.data as { groups?: { group_id: number; name: string }[] } | undefined)?.groups) ?? [];
+  const groupList = groups.data ?? [];
 
   function submit(event: FormEvent) {
     event.preventDefault();

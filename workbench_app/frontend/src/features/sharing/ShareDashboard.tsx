@@ -12,8 +12,7 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { OneTimeSecret } from "../admin/OneTimeSecret";
 import type { SavedFilter } from "../dashboards/dashboardDraft";
 import styles from "./Sharing.module.css";
-
-const linksKey = (dashboardId: number) => ["public-links", dashboardId] as const;
+import { publicLinksQuery } from "./sharingQueries";
 
 export function ShareDashboard({ dashboardId, filters }: { dashboardId: number; filters: SavedFilter[] }) {
   const { t } = useTranslation();
@@ -39,16 +38,15 @@ function ShareDialog({ dashboardId, filters, onClose }: { dashboardId: number; f
     return () => dialog?.close();
   }, []);
   const path = { dashboard_id: dashboardId };
-  const links = useQuery({ queryKey: linksKey(dashboardId), retry: false,
-    queryFn: () => data(api.GET("/dashboards/{dashboard_id}/public-links", { params: { path } })) });
+  const links = useQuery(publicLinksQuery(dashboardId));
   const create = useMutation({
     mutationFn: () => data(api.POST("/dashboards/{dashboard_id}/public-links", { params: { path }, body: { allowed_filters: allowed, allow_pdf: allowPdf } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: linksKey(dashboardId) }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: publicLinksQuery(dashboardId).queryKey }),
   });
   const revoke = useMutation({
     mutationFn: (linkId: number) => data(api.DELETE("/dashboards/{dashboard_id}/public-links/{link_id}", {
       params: { path: { ...path, link_id: linkId } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: linksKey(dashboardId) }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: publicLinksQuery(dashboardId).queryKey }),
   });
   const membersLink = `${window.location.origin}${window.location.pathname}${window.location.search}`;
   const names = new Map(filters.map((item) => [item.name, item]));

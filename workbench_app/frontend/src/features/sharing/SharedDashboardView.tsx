@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { ErrorMessage } from "../../ui/ErrorMessage";
-import { cardsOfTab, draftOf, shownTab, type Dashboard, type DraftCard } from "../dashboards/dashboardDraft";
+import { cardsOfTab, draftOf, shownTab, type DraftCard } from "../dashboards/dashboardDraft";
 import { DashboardGrid } from "../dashboards/DashboardGrid";
 import { FilterBar } from "../dashboards/FilterBar";
 import { cardFilters, filterValues, withFilter } from "../dashboards/filterState";
@@ -12,20 +12,19 @@ import { QuestionCard } from "../dashboards/QuestionCard";
 import { TextCard } from "../dashboards/TextCard";
 import { DownloadPdfButton } from "../printing/DownloadPdfButton";
 import type { SharedAccess, SharedDashboard } from "./sharedAccess";
+import { sharedDashboardQuery } from "./sharingQueries";
 import dashboardStyles from "../dashboards/DashboardPage.module.css";
 import styles from "./Sharing.module.css";
 
-export const sharedDashboardKey = (key: string) => ["shared-dashboard", key] as const;
-
 export function useSharedDashboard(access: SharedAccess) {
-  return useQuery({ queryKey: sharedDashboardKey(access.key), queryFn: access.dashboard });
+  return useQuery(sharedDashboardQuery(access));
 }
 
 export function SharedDashboardView({ access, dashboard }: { access: SharedAccess; dashboard: SharedDashboard }) {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
   const settable = dashboard.filters.filter((item) => item.settable);
-  const draft = draftOf(dashboard as unknown as Dashboard);
+  const draft = draftOf(dashboard);
   const tab = shownTab(draft, params.get("tab"));
   const values = filterValues(params, settable);
 

@@ -1,19 +1,12 @@
 // How a shared page reaches its dashboard: a public link (its secret in the path) or a signed embed
 // (the token in X-Embed-Token on every call). The server checks either on every call.
 import { api, data } from "../../api/client";
-import type { Dashboard, SavedFilter } from "../dashboards/dashboardDraft";
+import type { components } from "../../api/schema";
 import type { FilterValues } from "../dashboards/OneOfFilter";
 import type { Result } from "../results/types";
 
-export interface SharedFilter extends SavedFilter {
-  /** Whether a visitor may set it (a public link opens only the filters chosen when it was made). */
-  settable: boolean;
-}
-
-export interface SharedDashboard extends Omit<Dashboard, "filters"> {
-  filters: SharedFilter[];
-  share: { kind: "public_link" | "embed"; allowed_origins: string[]; allow_pdf: boolean };
-}
+/** Each filter marked `settable`: a public link opens only the filters chosen when it was made. */
+export type SharedDashboard = components["schemas"]["SharedDashboard"];
 
 export interface SharedAccess {
   /** Changes when the credential changes (a renewed token runs the cards again). */
@@ -31,7 +24,7 @@ export function publicLinkAccess(linkToken: string): SharedAccess {
   const path = { link_token: linkToken };
   return {
     key: linkToken,
-    dashboard: async () => (await data(api.GET("/public/{link_token}", { params: { path } }))) as unknown as SharedDashboard,
+    dashboard: async () => data(api.GET("/public/{link_token}", { params: { path } })),
     run: async (cardId, filters) => (await data(api.POST("/public/{link_token}/cards/{card_id}/run", {
       params: { path: { ...path, card_id: cardId } }, body: { filters } }))) as Result,
     csv: (cardId, filters) => data(api.POST("/public/{link_token}/cards/{card_id}/csv", {
@@ -47,7 +40,7 @@ export function embedAccess(token: string): SharedAccess {
   const header = { "X-Embed-Token": token };
   return {
     key: token,
-    dashboard: async () => (await data(api.GET("/embed/dashboard", { params: { header } }))) as unknown as SharedDashboard,
+    dashboard: async () => data(api.GET("/embed/dashboard", { params: { header } })),
     run: async (cardId, filters) => (await data(api.POST("/embed/cards/{card_id}/run", {
       params: { header, path: { card_id: cardId } }, body: { filters } }))) as Result,
     csv: (cardId, filters) => data(api.POST("/embed/cards/{card_id}/csv", {

@@ -12,6 +12,7 @@ import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
 import styles from "./SignInPage.module.css";
+import { passwordLinkQuery } from "./signInQueries";
 
 export default function SetPasswordPage() {
   const { t } = useTranslation();
@@ -19,11 +20,7 @@ export default function SetPasswordPage() {
   const [password, setPassword] = useState("");
   const { open, error, busy } = useSessionOpening();
   useLanguage(pickLanguage(...navigator.languages));
-  const link = useQuery({
-    queryKey: ["password-link", token],
-    queryFn: () => data(api.POST("/password-link/check", { body: { token } })),
-    retry: false,
-  });
+  const link = useQuery(passwordLinkQuery(token));
 
   function submit(event: FormEvent) {
     event.preventDefault();

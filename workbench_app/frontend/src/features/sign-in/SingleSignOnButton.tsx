@@ -2,8 +2,8 @@
 // the reason a single sign-on came back refused (`?sso_error=<code>`), in the page's language.
 import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
 import styles from "./SignInPage.module.css";
+import { signOnOfferQuery } from "./signInQueries";
 
 const ERRORS = new Set(["not_configured", "provider_unreachable", "issuer_mismatch", "state_mismatch",
   "provider_refused", "code_refused", "token_invalid", "nonce_mismatch", "no_email", "account_missing",
@@ -21,7 +21,7 @@ export function SingleSignOnError({ code }: { code: string | null }) {
 
 export function SingleSignOnButton({ next }: { next: string }) {
   const { t } = useTranslation();
-  const offer = useQuery({ queryKey: ["sso-offer"], queryFn: () => data(api.GET("/sso")), retry: false });
+  const offer = useQuery(signOnOfferQuery());
   if (!offer.data?.enabled) return null;
   // A navigation, not a fetch: the browser goes to the provider and comes back signed in.
   const href = `/api/v1/sso/start?${new URLSearchParams(next === "/" ? {} : { next }).toString()}`;

@@ -11,6 +11,7 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { PinButton } from "../home/PinButton";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
+import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import { ResultPanel } from "../results/ResultPanel";
 import { QuestionTheme } from "../themes/QuestionTheme";
@@ -29,11 +30,7 @@ export default function SqlEditorPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const questionId = params.get("question");
-  const question = useQuery({
-    queryKey: ["question", questionId],
-    queryFn: async () => (await data(api.GET("/questions/{question_id}", { params: { path: { question_id: Number(questionId) } } }))) as Question,
-    enabled: questionId !== null,
-  });
+  const question = useQuery({ ...questionQuery(Number(questionId)), enabled: questionId !== null });
   const [sql, setSql] = useState(() => params.get("sql") ?? (questionId ? "" : sessionStorage.getItem(DRAFT_KEY) ?? ""));
   const [types, setTypes] = useState<Record<string, VariableType>>({});
   const [values, setValues] = useState<Record<string, string>>({});
@@ -102,7 +99,7 @@ export default function SqlEditorPage() {
     const savedQuestion = saved as Question;
     setSaving(false);
     setNotice(t("save.saved", { name }));
-    await queryClient.invalidateQueries({ queryKey: ["questions"] });
+    await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
     if (!editing && savedQuestion.question_id) void navigate(`/sql?question=${savedQuestion.question_id}`, { replace: true });
   }
 

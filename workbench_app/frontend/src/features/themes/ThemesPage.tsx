@@ -10,27 +10,28 @@ import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
+import { foldersQuery } from "../browse/browseQueries";
+import { themesQuery } from "./themeQueries";
 import { ThemePreview } from "./ThemePreview";
 import { FONTS, type ThemeSettings } from "./themeStyle";
 import styles from "./ThemesPage.module.css";
 
 type Theme = components["schemas"]["Theme"];
-const THEMES_KEY = ["themes"] as const;
 const COLOR_NAMES = ["background", "surface", "text", "muted", "primary", "border"] as const;
 const SIDES = ["top", "right", "bottom", "left"] as const;
 
 export default function ThemesPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const themes = useQuery({ queryKey: THEMES_KEY, queryFn: () => data(api.GET("/themes")) });
-  const folders = useQuery({ queryKey: ["folders"], queryFn: () => data(api.GET("/folders")) });
+  const themes = useQuery(themesQuery());
+  const folders = useQuery(foldersQuery());
   const [selected, setSelected] = useState<number | null>(null);
   const [newName, setNewName] = useState("");
   const [draft, setDraft] = useState<{ name: string; settings: ThemeSettings } | null>(null);
   const [folderId, setFolderId] = useState("");
   const [applied, setApplied] = useState(false);
   const current = themes.data?.themes.find((theme) => theme.theme_id === selected) ?? null;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: THEMES_KEY });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: themesQuery().queryKey });
 
   function open(theme: Theme) {
     setSelected(theme.theme_id);
@@ -83,7 +84,7 @@ export default function ThemesPage() {
 
   const set = (change: (settings: ThemeSettings) => ThemeSettings) =>
     setDraft((old) => (old ? { ...old, settings: change(old.settings) } : old));
-  const editableFolders = (folders.data?.folders ?? []).filter((folder) => folder.access === "edit");
+  const editableFolders = (folders.data ?? []).filter((folder) => folder.access === "edit");
   const error = themes.error ?? create.error ?? save.error ?? remove.error ?? uploadLogo.error ?? removeLogo.error ?? apply.error;
 
   return (

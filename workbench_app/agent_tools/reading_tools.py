@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from workbench_app import schema_browser
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards, models_metrics, questions
 from workbench_app.engine import jsonable
 from workbench_app.errors import WorkbenchError
-from workbench_app.query_runner import open_session, run_for
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements import schema_browser
+from workbench_app.statements.query_runner import open_session, run_for
 
 DEFAULT_ROWS = 200
 MAX_ROWS = 5000

@@ -8,6 +8,7 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.accounts import instance_settings
 from workbench_app.api.authentication import identity, json_body, require_admin, services
+from workbench_app.api.public_views import public
 from workbench_app.errors import WorkbenchError, not_found
 from workbench_app.printing.pdf_request import pdf_response, requested_filters, requested_orientation
 from workbench_app.sharing import embedding_secrets, public_links, request_throttle, shared_view
@@ -15,12 +16,6 @@ from workbench_app.sharing.shared_pdf import shared_pdf
 
 blueprint = Blueprint("sharing", __name__)
 EMBED_HEADER = "X-Embed-Token"
-# Reached without a session or an API token (workbench_app/api/authentication.py lets them through).
-PUBLIC_ENDPOINTS = frozenset({
-    "api_v1.sharing.public_dashboard", "api_v1.sharing.run_public_card", "api_v1.sharing.public_card_csv",
-    "api_v1.sharing.public_pdf", "api_v1.sharing.public_filter_values", "api_v1.sharing.embed_dashboard",
-    "api_v1.sharing.run_embed_card", "api_v1.sharing.embed_card_csv", "api_v1.sharing.embed_pdf",
-    "api_v1.sharing.embed_filter_values"})
 
 
 def _link_token(value: str) -> str:
@@ -117,6 +112,7 @@ def revoke_embedding_secret(secret_id):
 
 # --- the public page's calls ----------------------------------------------------------------------
 
+@public
 @blueprint.get("/public/<link_token>")
 def public_dashboard(link_token):
     view = _public_view(link_token)
@@ -124,18 +120,21 @@ def public_dashboard(link_token):
         return jsonify(shared_view.shared_dashboard(conn, view))
 
 
+@public
 @blueprint.post("/public/<link_token>/cards/<card_id>/run")
 def run_public_card(link_token, card_id):
     view = _public_view(link_token)
     return jsonify(shared_view.run_card(services(), view, check.path_id(card_id, "Card"), _filters()))
 
 
+@public
 @blueprint.post("/public/<link_token>/cards/<card_id>/csv")
 def public_card_csv(link_token, card_id):
     view = _public_view(link_token)
     return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
 
 
+@public
 @blueprint.get("/public/<link_token>/filters/<filter_id>/values")
 def public_filter_values(link_token, filter_id):
     view = _public_view(link_token)
@@ -143,6 +142,7 @@ def public_filter_values(link_token, filter_id):
                                              check.query_text(request.args, "search")))
 
 
+@public
 @blueprint.get("/public/<link_token>/pdf")
 def public_pdf(link_token):
     view = _public_view(link_token)
@@ -152,6 +152,7 @@ def public_pdf(link_token):
 
 # --- the embed page's calls (the token in X-Embed-Token) ------------------------------------------
 
+@public
 @blueprint.get("/embed/dashboard")
 def embed_dashboard():
     view = _embed_view()
@@ -159,18 +160,21 @@ def embed_dashboard():
         return jsonify(shared_view.shared_dashboard(conn, view))
 
 
+@public
 @blueprint.post("/embed/cards/<card_id>/run")
 def run_embed_card(card_id):
     view = _embed_view()
     return jsonify(shared_view.run_card(services(), view, check.path_id(card_id, "Card"), _filters()))
 
 
+@public
 @blueprint.post("/embed/cards/<card_id>/csv")
 def embed_card_csv(card_id):
     view = _embed_view()
     return shared_view.card_csv(services(), view, check.path_id(card_id, "Card"), _filters())
 
 
+@public
 @blueprint.get("/embed/pdf")
 def embed_pdf():
     view = _embed_view()
@@ -178,6 +182,7 @@ def embed_pdf():
     return pdf_response(shared_pdf(services(), view, filters, orientation), view.dashboard_id)
 
 
+@public
 @blueprint.get("/embed/filters/<filter_id>/values")
 def embed_filter_values(filter_id):
     view = _embed_view()

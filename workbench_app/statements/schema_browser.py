@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.query_runner import Session
+from workbench_app.statements.query_runner import Session
 
 
 def _visible(session: Session):

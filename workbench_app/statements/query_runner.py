@@ -16,7 +16,7 @@ import psycopg
 from workbench_app.accounts.identity import Identity
 from workbench_app.engine import Cancellation, EngineError, QueryResult, UserContext, WorkbenchEngine
 from workbench_app.errors import WorkbenchError
-from workbench_app.permission_rules import user_context
+from workbench_app.permissions.permission_rules import user_context
 from workbench_app.records import query_history
 from workbench_app.running_statements import RunningStatements
 from workbench_app.services import WorkbenchServices

@@ -15,10 +15,10 @@ from workbench_app.engine import EngineError, TableName, UserContext, WorkbenchE
 from workbench_app.engine.catalog_schema import candidate_names
 from workbench_app.engine.dialect import parse_single_statement
 from workbench_app.i18n import translate
-from workbench_app.permission_rules import ADMINISTRATORS
-from workbench_app.query_runner import engine_refusal, open_session
+from workbench_app.permissions.permission_rules import ADMINISTRATORS
 from workbench_app.records import audit_log
 from workbench_app.services import WorkbenchServices
+from workbench_app.statements.query_runner import engine_refusal, open_session
 
 PREVIEW_ROWS = 100
 

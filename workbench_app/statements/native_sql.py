@@ -21,12 +21,12 @@ import psycopg
 from workbench_app.accounts.identity import Identity
 from workbench_app.engine import CatalogSource, jsonable
 from workbench_app.errors import WorkbenchError, forbidden, invalid
-from workbench_app.query_runner import open_session
 from workbench_app.records import query_history
 from workbench_app.engine.lake_catalog import lake_postgres_conninfo
 from workbench_app.services import WorkbenchServices
 from workbench_app.sources.catalogs import WAREHOUSE_SCHEMA
 from workbench_app.sources.engine_catalogs import DEFAULT_CATALOG
+from workbench_app.statements.query_runner import open_session
 
 def run_native(services: WorkbenchServices, identity: Identity, catalog: str, sql: str, *,
                row_limit: int | None = None) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from pathlib import Path
 from flask import Blueprint, Flask, Response, request, send_from_directory, stream_with_context
 from werkzeug.routing import PathConverter
 
-from workbench_app import first_reads
+from workbench_app.page_shell import first_reads
 
-BUILD = Path(__file__).parent / "frontend" / "dist"
+BUILD = Path(__file__).parents[1] / "frontend" / "dist"
 ONE_YEAR = 365 * 24 * 3600
 
 
@@ -94,7 +94,4 @@ def add_security_headers(response: Response) -> Response:
 def register_web_app(app: Flask) -> None:
     app.url_map.converters["app_route"] = AppRoute
     app.register_blueprint(blueprint)
-    from workbench_app.sharing import embed_page  # imports this module: registered here, after it loaded
-
-    app.register_blueprint(embed_page.blueprint)
     app.after_request(add_security_headers)

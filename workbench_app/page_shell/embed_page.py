@@ -2,13 +2,13 @@
 
 Only the host origins of the token's embedding secret may frame it (`frame-ancestors`); every
 other page of the workbench forbids framing. The page itself holds no data: each of its calls
-sends the token again and is checked (workbench_app/sharing/routes.py).
+sends the token again and is checked (workbench_app/api/sharing_routes.py).
 """
 from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from workbench_app import web_app
+from workbench_app.page_shell import web_app
 from workbench_app.sharing import embed_tokens, embedding_secrets
 
 blueprint = Blueprint("embed_page", __name__)
