@@ -198,10 +198,17 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
 
 
 def _same(a: list, b: list) -> bool:
-    """Whether two results hold the same rows (floats to 6 places: sums in another order)."""
-    def norm(rows):
-        return sorted(tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows)
-    return norm(a) == norm(b)
+    """Whether two results hold the same rows (floats within 1e-9 relative: sums in another order)."""
+    if len(a) != len(b):
+        return False
+    for left, right in zip(sorted(a, key=repr), sorted(b, key=repr)):
+        for x, y in zip(left, right):
+            if isinstance(x, float) and isinstance(y, float):
+                if abs(x - y) > 1e-9 * max(abs(x), abs(y), 1.0):
+                    return False
+            elif x != y:
+                return False
+    return True
 
 
 def main() -> None:

@@ -203,6 +203,16 @@ class LakeWriter:
                           generate_series((visit_start at time zone 'UTC')::date,
                                           (visit_end at time zone 'UTC')::date, interval '1 day') as day
                     where built_at > %s::timestamptz""", (previous["visits"],)).fetchall())
+        if visits_mark is not None and previous.get("visits"):
+            # Attribution reaches back: a visit rebuilt (late events) changes the touches of the
+            # visitor's later conversions, whose days the visits alone do not name.
+            plan.changed.update(self.pg.execute(
+                """select distinct c.site_id::text, (c.converted_at at time zone 'UTC')::date
+                     from intermediate.int_conversions c
+                    where c.built_at > %(mark)s::timestamptz
+                       or c.conversion_id in (select conversion_id from intermediate.int_attribution_touches
+                                               where built_at > %(mark)s::timestamptz)""",
+                {"mark": previous["visits"]}).fetchall())
         if previous.get("received"):
             plan.changed.update(self.pg.execute(
                 """select distinct site_id::text, (occurred_at at time zone 'UTC')::date
