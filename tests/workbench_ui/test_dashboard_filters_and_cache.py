@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
+from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in, open_administration
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -126,7 +126,7 @@ def test_the_dashboard_cache_screen_in_each_language(page, stack, filtered_dashb
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
     entry, title, hits = CACHE[language]
-    page.get_by_role("link", name=entry, exact=True).click()
+    open_administration(page, entry, language)
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
     expect(page.get_by_role("columnheader", name=hits, exact=True)).to_be_visible()
     row = page.get_by_test_id("cache-row").filter(has=page.get_by_role("link", name="Filtered traffic"))

@@ -54,6 +54,7 @@ def test_a_stored_xss_in_a_question_name_and_a_column_comment_never_runs(page, s
     stack.ok("POST", "/questions", json={"name": XSS, "kind": "sql", "sql": f"select '{XSS.replace(chr(39), chr(39) * 2)}' as v"})
     try:
         sign_in(page)
+        page.get_by_role("link", name="Browse").click()  # the person's folder (home is the first screen)
         expect(page.get_by_role("link", name=XSS)).to_be_visible()
         page.get_by_role("link", name=XSS).click()
         expect(page.get_by_role("heading", name=XSS)).to_be_visible()

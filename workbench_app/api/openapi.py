@@ -235,11 +235,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
                       "matched": {"enum": ["table", "columns"]}, "freshness": _ref("TableFreshness")},
                      optional=("columns", "matched", "freshness")),
     "TableList": _object({"tables": {"type": "array", "items": _ref("Table")}}),
-    "DatasourceList": _object({"datasources": {"type": "array", "items": _object(
-        {"name": _STR, "tables": _INT,
-         "warning": {"enum": ["lake_unavailable"],
-                     "description": "The lake cannot be read or holds nothing yet: the tables come from PostgreSQL."}},
-        optional=("warning",))}}),
+    "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
     "HistoryEntry": _object({
         "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
         "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]}, "sql_text": _STR,

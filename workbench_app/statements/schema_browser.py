@@ -19,15 +19,7 @@ def datasources(session: Session) -> list[dict[str, Any]]:
     counts: dict[str, int] = {}
     for info, _ in _visible(session):
         counts[info.table.catalog] = counts.get(info.table.catalog, 0) + 1
-    lakes = session.engine.lake_freshness()
-    listed = []
-    for name in sorted(counts, key=str.lower):
-        entry = {"name": name, "tables": counts[name]}
-        tables = lakes.get(name.lower())
-        if tables is not None and all(fresh.source == "postgres" for fresh in tables.values()):
-            entry["warning"] = "lake_unavailable"  # read from PostgreSQL instead (the Data screen says so)
-        listed.append(entry)
-    return listed
+    return [{"name": name, "tables": counts[name]} for name in sorted(counts, key=str.lower)]
 
 
 def _freshness(session: Session, info) -> dict[str, Any] | None:

@@ -1786,11 +1786,6 @@ export interface components {
             datasources: {
                 name: string;
                 tables: number;
-                /**
-                 * @description The lake cannot be read or holds nothing yet: the tables come from PostgreSQL.
-                 * @enum {unknown}
-                 */
-                warning?: "lake_unavailable";
             }[];
         };
         HistoryEntry: {
