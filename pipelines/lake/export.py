@@ -9,8 +9,9 @@ whole.
 
 What a refresh rewrites (`refresh_views`): every partition of every view on a full refresh (the
 first one, after a full build or a change of channel rules, which reach the past); otherwise the
-(site, day) partitions of the visits built and of the raw events received since the last refresh
-(its marks), plus any partition whose file is missing or damaged. Tables without a day are small
+(site, day) partitions of the visits built, of the conversions whose attribution a build redid and
+of the raw events received since the last refresh (its marks: one per model family, since a build
+writes the conversions after the visits), plus any partition whose file is missing or damaged. Tables without a day are small
 and rewritten whole each time.
 """
 from __future__ import annotations
@@ -75,6 +76,7 @@ class RefreshPlan:
     full: bool
     changed: set[tuple[str, date]] = field(default_factory=set)
     visits_mark: str | None = None
+    conversions_mark: str | None = None
     received_mark: str | None = None
 
 
@@ -190,8 +192,15 @@ class LakeWriter:
     def plan(self, full: bool) -> RefreshPlan:
         """What a refresh rewrites: the marks of the last one against PostgreSQL's now."""
         visits_mark = self._scalar("select coalesce(max(built_at), '-infinity')::text from intermediate.int_visits")
+        # The conversions' models are built after the visits' within one build: their own mark, or
+        # every refresh would find the last build's conversions newer than the visits' mark.
+        conversions_mark = self._scalar(
+            """select greatest((select max(built_at) from intermediate.int_conversions),
+                               (select max(built_at) from intermediate.int_attribution_touches),
+                               '-infinity'::timestamptz)::text""")
         received_mark = self._scalar("select coalesce(max(received_at), '-infinity')::text from raw.events")
-        plan = RefreshPlan(full=full, visits_mark=visits_mark, received_mark=received_mark)
+        plan = RefreshPlan(full=full, visits_mark=visits_mark, conversions_mark=conversions_mark,
+                           received_mark=received_mark)
         previous = self._marks()
         if full or previous is None:
             plan.full = True
@@ -203,7 +212,8 @@ class LakeWriter:
                           generate_series((visit_start at time zone 'UTC')::date,
                                           (visit_end at time zone 'UTC')::date, interval '1 day') as day
                     where built_at > %s::timestamptz""", (previous["visits"],)).fetchall())
-        if visits_mark is not None and previous.get("visits"):
+        since = previous.get("conversions") or previous.get("visits")
+        if conversions_mark is not None and since:
             # Attribution reaches back: a visit rebuilt (late events) changes the touches of the
             # visitor's later conversions, whose days the visits alone do not name.
             plan.changed.update(self.pg.execute(
@@ -212,7 +222,7 @@ class LakeWriter:
                     where c.built_at > %(mark)s::timestamptz
                        or c.conversion_id in (select conversion_id from intermediate.int_attribution_touches
                                                where built_at > %(mark)s::timestamptz)""",
-                {"mark": previous["visits"]}).fetchall())
+                {"mark": since}).fetchall())
         if previous.get("received"):
             plan.changed.update(self.pg.execute(
                 """select distinct site_id::text, (occurred_at at time zone 'UTC')::date
@@ -230,7 +240,8 @@ class LakeWriter:
         """The marks of the last refresh (None before the first one)."""
         states = [self.lake.read_state(ANALYTICS, name) for name in self.lake.analytics_tables()]
         marks = [state.extra.get("marks") for state in states if state and state.extra.get("marks")]
-        return min(marks, key=lambda m: (m.get("visits") or "", m.get("received") or "")) if marks else None
+        return min(marks, key=lambda m: (m.get("visits") or "", m.get("conversions") or "",
+                                         m.get("received") or "")) if marks else None
 
     def refresh_table(self, table: LakeTable, plan: RefreshPlan) -> ExportResult:
         """Rewrite what the plan says of one view (all of it when its columns changed)."""
@@ -250,7 +261,8 @@ class LakeWriter:
                 else ExportResult(table.name)
         result.full = full
         new_state = self._state(table, result, mark=None)
-        new_state.extra["marks"] = {"visits": plan.visits_mark, "received": plan.received_mark}
+        new_state.extra["marks"] = {"visits": plan.visits_mark, "conversions": plan.conversions_mark,
+                                    "received": plan.received_mark}
         self.lake.write_state(table.schema, table.name, new_state)
         result.seconds = time.perf_counter() - started
         return result
