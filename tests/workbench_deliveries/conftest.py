@@ -63,25 +63,26 @@ def _server_context(authority) -> ssl.SSLContext:
     return context
 
 
+def _serving(**options):
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), authenticator=_authenticator,
+                            auth_required=True, **options)
+    controller.start()
+    return controller, mailbox
+
+
 @pytest.fixture
 def starttls_server(authority):
     """STARTTLS required before authentication (submission, port 587's way)."""
-    mailbox = Mailbox()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), tls_context=_server_context(authority),
-                            require_starttls=True, authenticator=_authenticator, auth_required=True)
-    controller.start()
+    controller, mailbox = _serving(tls_context=_server_context(authority), require_starttls=True)
     yield controller, mailbox
     controller.stop()
 
 
 @pytest.fixture
 def implicit_tls_server(authority):
-    """TLS from the first byte (port 465's way)."""
-    mailbox = Mailbox()
-    # auth_require_tls=False: aiosmtpd counts only STARTTLS as TLS for AUTH; here the whole
-    # connection is TLS (its warning about it is silenced in pyproject's filterwarnings).
-    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), ssl_context=_server_context(authority),
-                            authenticator=_authenticator, auth_required=True, auth_require_tls=False)
-    controller.start()
+    """TLS from the first byte (port 465's way). auth_require_tls=False: aiosmtpd counts only
+    STARTTLS as TLS for AUTH; here the whole connection is (its warning: pyproject's filterwarnings)."""
+    controller, mailbox = _serving(ssl_context=_server_context(authority), auth_require_tls=False)
     yield controller, mailbox
     controller.stop()
