@@ -6,6 +6,8 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
+from workbench_app.content.shapes import ModelChange, NewMetric, NewModel
+from workbench_app.request_shapes import validated
 from workbench_app.statements import csv_export
 from workbench_app.statements.query_runner import run_statement
 
@@ -150,8 +152,7 @@ def download_question(question_id):
 # --- models and metrics ----------------------------------------------------------------------
 
 
-def _model_sql(body, required):
-    sql = check.text(body, "sql", required=required, allow_empty=False, max_length=100_000)
+def _model_sql(sql: str | None) -> str | None:
     return sql.strip().rstrip(";").strip() if sql else sql
 
 
@@ -163,12 +164,11 @@ def list_models():
 
 @blueprint.post("/models")
 def create_model():
-    body = json_body()
+    model = validated(NewModel, json_body())
     with services().transaction() as conn:
         return jsonify(models_metrics.create_model(
-            conn, identity(), name=check.text(body, "name", required=True, allow_empty=False),
-            sql=_model_sql(body, True), description=check.text(body, "description", default="", max_length=5000),
-            folder_id=check.integer(body, "folder_id", minimum=1))), 201
+            conn, identity(), name=model.name, sql=_model_sql(model.sql), description=model.description,
+            folder_id=model.folder_id)), 201
 
 
 @blueprint.get("/models/<model_id>")
@@ -179,9 +179,8 @@ def get_model(model_id):
 
 @blueprint.patch("/models/<model_id>")
 def update_model(model_id):
-    body = json_body()
-    fields = {"name": check.text(body, "name", allow_empty=False), "sql": _model_sql(body, False),
-              "description": check.text(body, "description", max_length=5000)}
+    change = validated(ModelChange, json_body())
+    fields = {"name": change.name, "sql": _model_sql(change.sql), "description": change.description}
     with services().transaction() as conn:
         return jsonify(models_metrics.update_model(conn, identity(), check.path_id(model_id, "Model"), fields))
 
@@ -201,15 +200,11 @@ def list_metrics():
 
 @blueprint.post("/metrics")
 def create_metric():
-    body = json_body()
+    metric = validated(NewMetric, json_body())
     with services().transaction() as conn:
         return jsonify(models_metrics.create_metric(
-            conn, identity(), model_id=check.integer(body, "model_id", required=True, minimum=1),
-            name=check.identifier(body, "name", required=True),
-            aggregation=check.one_of(body, "aggregation", models_metrics.AGGREGATIONS, required=True),
-            column=check.text(body, "column", max_length=128, allow_empty=False),
-            dimensions=check.string_list(body, "dimensions", max_items=20, max_length=128),
-            description=check.text(body, "description", default="", max_length=5000))), 201
+            conn, identity(), model_id=metric.model_id, name=metric.name, aggregation=metric.aggregation,
+            column=metric.column, dimensions=list(metric.dimensions), description=metric.description)), 201
 
 
 @blueprint.get("/metrics/<metric_id>")

@@ -9,14 +9,15 @@ from pydantic.json_schema import models_json_schema
 
 from workbench_app.api.public_views import public, public_operations
 from workbench_app.api.query_routes import MAX_CATALOG, MAX_ROW_LIMIT, MAX_SQL
-from workbench_app.accounts.shapes import Group, GroupList
+from workbench_app.accounts.shapes import Group, GroupList, NewGroup
 from workbench_app.assistant import openapi_paths as assistant_openapi
-from workbench_app.content.models_metrics import AGGREGATIONS
-from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
+from workbench_app.content.shapes import (Dashboard, DashboardChange, DashboardList, Metric, MetricList, Model,
+                                          ModelChange, ModelList, NewDashboard, NewMetric, NewModel)
 from workbench_app.home import openapi_paths as home_openapi
 from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
 from workbench_app.openapi_vocabulary import TEXT_NO_NUL as _STRING, object_of as _object, ref as _ref
 from workbench_app.printing import openapi_paths as printing_openapi
+from workbench_app.request_shapes import NAME_PATTERN
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
@@ -29,18 +30,23 @@ SERVER_URL = "/api/v1"
 _OBJECT = {"type": "object", "additionalProperties": True}
 # Text PostgreSQL can store (no NUL); a name has a visible character too.
 _TEXT = {**_STRING, "maxLength": 200}
-_NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": NAME_PATTERN}
 # gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
 _URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
                                 "(an HTML page, not the JSON error)",
                  "content": {"text/html": {"schema": _STRING}}}
 
 
-def _model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
-    """The components of answers declared as models (their nested models become components too)."""
-    _, top = models_json_schema([(model, "serialization") for model in models],
-                                ref_template="#/components/schemas/{model}")
+def _model_schemas(*models: type[BaseModel], mode: str = "serialization") -> dict[str, Any]:
+    """The components of answers (or, `mode="validation"`, of request bodies) declared as models;
+    their nested models become components too."""
+    _, top = models_json_schema([(model, mode) for model in models], ref_template="#/components/schemas/{model}")
     return {name: _documented(schema) for name, schema in top["$defs"].items()}
+
+
+def _model_body(model: type[BaseModel]) -> dict[str, Any]:
+    """A request body declared as a model (its component comes from `_model_schemas(..., mode="validation")`)."""
+    return {"required": True, "content": {"application/json": {"schema": _ref(model.__name__)}}}
 
 
 def _documented(schema: Any) -> Any:
@@ -51,8 +57,10 @@ def _documented(schema: Any) -> Any:
         return [_documented(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
+    # A request field's `default: null` says only that it may be left out: `required` says that already.
     return {key: _documented(value) for key, value in schema.items()
-            if key != "title" and not (key == "additionalProperties" and value is False)}
+            if key != "title" and not (key == "additionalProperties" and value is False)
+            and not (key == "default" and value is None)}
 
 
 def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
@@ -111,14 +119,6 @@ _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text 
 _QUESTION_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
                   "kind": {"enum": ["sql", "builder"]}, "sql": _STRING,
                   "variables": _VARIABLE_TYPES, "builder": _ref("BuilderDefinition"), "visualization": _OBJECT}
-_DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
-                   "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
-                   "cache_ttl_seconds": {"type": "integer", "minimum": 0, "maximum": 86400,
-                                         "description": "How long card results stay cached (300; 0: no cache)."},
-                   "warm_up": {"type": "boolean", "description": "Fill the result cache after each build of the "
-                                                                 "views the cards read (false)."},
-                   "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
-                   "filters": {"type": "array", "items": _OBJECT}}
 _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
                     "row_filter": {"type": ["string", "null"]},
                     "hidden_columns": {"type": "array", "items": _STRING},
@@ -392,7 +392,7 @@ def _paths() -> dict[str, Any]:
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201, result=_ref("Group"),
-                               body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
+                               body=_model_body(NewGroup))},
         "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",), result=_ref("Group")),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
@@ -478,18 +478,13 @@ def _paths() -> dict[str, Any]:
             "Download a question as CSV", "questions", params=("question_id",),
             body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},
         "/models": {"get": op("List models", "models", result=_ref("ModelList")),
-                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_body(
-                        {"name": _NAME, "sql": _STRING, "description": _STRING,
-                         "folder_id": _ID}, ("name", "sql")))},
+                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_model_body(NewModel))},
         "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",), result=_ref("Model")),
-                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"), body=_body(
-                                   {"name": _NAME, "sql": _STRING, "description": _STRING})),
+                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"),
+                                           body=_model_body(ModelChange)),
                                "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
         "/metrics": {"get": op("List metrics", "models", result=_ref("MetricList")),
-                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_body(
-                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": list(AGGREGATIONS)}, "column": _TEXT,
-                          "dimensions": {"type": "array", "items": _STRING},
-                          "description": _STRING}, ("model_id", "name", "aggregation")))},
+                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_model_body(NewMetric))},
         "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",), result=_ref("Metric")),
                                  "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
@@ -497,7 +492,7 @@ def _paths() -> dict[str, Any]:
                                                       {"dimensions": {"type": "array", "items": _STRING},
                                                        "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/dashboards": {"get": op("List dashboards", "dashboards", result=_ref("DashboardList")),
-                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)),
+                        "post": op("Create a dashboard", "dashboards", ok=201, body=_model_body(NewDashboard),
                                    result=_ref("Dashboard"))},
         "/dashboard-cache": {"get": _also(op("Dashboard cache counts (administrators)", "dashboards",
                                               result=_ref("DashboardCacheCounts")),
@@ -505,7 +500,7 @@ def _paths() -> dict[str, Any]:
         "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",),
                                                  result=_ref("Dashboard")),
                                        "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
-                                                 body=_body(_DASHBOARD_BODY), result=_ref("Dashboard")),
+                                                 body=_model_body(DashboardChange), result=_ref("Dashboard")),
                                        "delete": op("Delete a dashboard", "dashboards", ok=204,
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
@@ -588,6 +583,8 @@ def document(app: Flask) -> dict[str, Any]:
                 **sharing_openapi.SCHEMAS,
                 **_model_schemas(Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group,
                                  GroupList),
+                **_model_schemas(NewDashboard, DashboardChange, NewModel, ModelChange, NewMetric, NewGroup,
+                                 mode="validation"),
                 **home_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},

@@ -2463,6 +2463,86 @@ export interface components {
             table: string;
             column: string;
         };
+        /**
+         * @description A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
+         *     given, replace the layout whole.
+         */
+        DashboardChange: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            /** @description How long card results stay cached (300; 0: no cache). */
+            cache_ttl_seconds?: number;
+            /** @description Fill the result cache after each build of the views the cards read (false). */
+            warm_up?: boolean;
+            /** @description Reload the cards this often (null: never). */
+            auto_refresh_seconds?: number | null;
+            tabs?: {
+                [key: string]: unknown;
+            }[];
+            cards?: {
+                [key: string]: unknown;
+            }[];
+            filters?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description A change of a model: only the fields given change. */
+        ModelChange: {
+            name?: string;
+            /** @description One SELECT statement (a trailing semicolon is dropped). */
+            sql?: string;
+            description?: string;
+        };
+        NewDashboard: {
+            name: string;
+            description?: string;
+            folder_id?: number;
+            /** @description How long card results stay cached (300; 0: no cache). */
+            cache_ttl_seconds?: number;
+            /** @description Fill the result cache after each build of the views the cards read (false). */
+            warm_up?: boolean;
+            /** @description Reload the cards this often (null: never). */
+            auto_refresh_seconds?: number | null;
+            tabs?: {
+                [key: string]: unknown;
+            }[];
+            cards?: {
+                [key: string]: unknown;
+            }[];
+            filters?: {
+                [key: string]: unknown;
+            }[];
+        };
+        NewGroup: {
+            name: string;
+            /** @default  */
+            description?: string;
+        };
+        NewMetric: {
+            model_id: number;
+            name: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            /** @description The model's column it aggregates (none for a count of rows). */
+            column?: string;
+            /**
+             * @description The model's columns it may be grouped by.
+             * @default []
+             */
+            dimensions?: string[];
+            /** @default  */
+            description?: string;
+        };
+        NewModel: {
+            name: string;
+            /** @description One SELECT statement (a trailing semicolon is dropped). */
+            sql: string;
+            /** @default  */
+            description?: string;
+            /** @description The folder (the creator's personal folder when left out). */
+            folder_id?: number;
+        };
         HomeItem: {
             /** @enum {unknown} */
             kind: "dashboard" | "question";
@@ -4733,10 +4813,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                };
+                "application/json": components["schemas"]["NewGroup"];
             };
         };
         responses: {
@@ -9078,12 +9155,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    sql: string;
-                    description?: string;
-                    folder_id?: number;
-                };
+                "application/json": components["schemas"]["NewModel"];
             };
         };
         responses: {
@@ -9349,11 +9421,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    sql?: string;
-                    description?: string;
-                };
+                "application/json": components["schemas"]["ModelChange"];
             };
         };
         responses: {
@@ -9532,15 +9600,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model_id: number;
-                    name: string;
-                    /** @enum {unknown} */
-                    aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
-                    column?: string;
-                    dimensions?: string[];
-                    description?: string;
-                };
+                "application/json": components["schemas"]["NewMetric"];
             };
         };
         responses: {
@@ -9988,25 +10048,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    folder_id?: number;
-                    auto_refresh_seconds?: number | null;
-                    /** @description How long card results stay cached (300; 0: no cache). */
-                    cache_ttl_seconds?: number;
-                    /** @description Fill the result cache after each build of the views the cards read (false). */
-                    warm_up?: boolean;
-                    tabs?: {
-                        [key: string]: unknown;
-                    }[];
-                    cards?: {
-                        [key: string]: unknown;
-                    }[];
-                    filters?: {
-                        [key: string]: unknown;
-                    }[];
-                };
+                "application/json": components["schemas"]["NewDashboard"];
             };
         };
         responses: {
@@ -10272,25 +10314,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    folder_id?: number;
-                    auto_refresh_seconds?: number | null;
-                    /** @description How long card results stay cached (300; 0: no cache). */
-                    cache_ttl_seconds?: number;
-                    /** @description Fill the result cache after each build of the views the cards read (false). */
-                    warm_up?: boolean;
-                    tabs?: {
-                        [key: string]: unknown;
-                    }[];
-                    cards?: {
-                        [key: string]: unknown;
-                    }[];
-                    filters?: {
-                        [key: string]: unknown;
-                    }[];
-                };
+                "application/json": components["schemas"]["DashboardChange"];
             };
         };
         responses: {
