@@ -15,7 +15,7 @@ a whole number may be written `110.0` (JSON Schema counts it as an integer) but 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
 from annotated_types import Ge, Le, MaxLen, MinLen
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
@@ -121,6 +121,13 @@ def _metadata(shape: type[RequestShape], name: str) -> list[Any]:
     return rules
 
 
+def _choices(annotation: Any) -> list[str]:
+    """The values of the `Literal` in a field's type (inside `X | None` too)."""
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    return [choice for member in get_args(annotation) for choice in _choices(member)]
+
+
 def _bounds(shape: type[RequestShape], name: str) -> tuple[int, int]:
     """A whole number field's range."""
     minimum, maximum = 0, MAX_ID
@@ -141,7 +148,7 @@ def _refusal(shape: type[RequestShape], body: dict, error: dict):
     if any(isinstance(rule, _ListRefusal) for rule in _metadata(shape, name)):
         return invalid(f"{name} must be a list of non-empty strings.", field=name)
     if kind == "literal_error" and isinstance(body[name], str):
-        choices = list(get_args(shape.model_fields[name].annotation))
+        choices = _choices(shape.model_fields[name].annotation)
         return invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=choices)
     if kind == "literal_error":
         return invalid(f"{name} must be a string.", field=name)

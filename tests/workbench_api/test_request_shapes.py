@@ -8,7 +8,8 @@ import pytest
 from tests.workbench_api.conftest import Api, ok
 from workbench_app.accounts.shapes import NewGroup
 from workbench_app.api import api_document
-from workbench_app.content.shapes import DashboardChange, ModelChange, NewDashboard, NewMetric, NewModel
+from workbench_app.content.shapes import (DashboardChange, FolderAccess, FolderName, ModelChange, NewDashboard, NewFolder,
+                                          NewMetric, NewModel, NewQuestion, QuestionChange)
 from workbench_app.errors import WorkbenchError
 from workbench_app.request_shapes import validated
 
@@ -49,9 +50,18 @@ def _refusal(shape, body) -> tuple[int, str, str, dict]:
     (NewMetric, {"model_id": 1, "name": "m", "aggregation": "sum", "dimensions": ["a"] * 21},
      "dimensions must be a list of non-empty strings.", "dimensions"),
     (NewGroup, {"name": "g", "description": "d" * 2001}, "description must be at most 2000 characters.", "description"),
+    (NewQuestion, {"name": "q", "kind": "chart"}, "kind must be one of sql, builder.", "kind"),
+    (QuestionChange, {"variables": ["since"]}, "variables must be a JSON object.", "variables"),
+    (QuestionChange, {"visualization": None}, "visualization may not be null.", "visualization"),
+    (QuestionChange, {"sql": "x" * 100_001}, "sql must be at most 100000 characters.", "sql"),
+    (NewFolder, {"name": "f", "parent_id": -1}, f"parent_id must be a whole number between 1 and {MAX_ID}.",
+     "parent_id"),
+    (FolderName, {}, "name is required.", "name"),
+    (FolderAccess, {"level": "own"}, "level must be one of view, edit.", "level"),
 ])
 def test_a_broken_rule_is_refused_in_the_words_of_the_checks_it_replaced(shape, body, message, field):
-    assert _refusal(shape, body) == (400, "invalid_input", message, {"field": field})
+    status, code, told, details = _refusal(shape, body)
+    assert (status, code, told, details["field"]) == (400, "invalid_input", message, field)
 
 
 def test_the_first_broken_rule_in_field_order_is_told():
@@ -70,6 +80,9 @@ def test_a_body_that_is_no_object_is_a_422_and_fields_given_are_kept_apart_from_
     change = validated(DashboardChange, {"name": "n", "auto_refresh_seconds": None, "folder_id": 3.0, "other": 1})
     assert change.given() == {"name": "n", "folder_id": 3, "auto_refresh_seconds": None}
     assert validated(NewMetric, {"model_id": 2, "name": "m", "aggregation": "sum"}).dimensions == []
+    # A builder definition is checked by the builder, which names the part that is wrong; null included.
+    assert validated(QuestionChange, {"builder": None}).given() == {"builder": None}
+    assert validated(FolderAccess, {"level": None}).level is None
 
 
 def test_the_document_s_request_components_are_the_models():
@@ -78,7 +91,10 @@ def test_the_document_s_request_components_are_the_models():
     for path, method, shape in (("/dashboards", "post", NewDashboard), ("/dashboards/{dashboard_id}", "put",
                                                                           DashboardChange),
                                 ("/models", "post", NewModel), ("/models/{model_id}", "patch", ModelChange),
-                                ("/metrics", "post", NewMetric), ("/groups", "post", NewGroup)):
+                                ("/metrics", "post", NewMetric), ("/groups", "post", NewGroup),
+                                ("/questions", "post", NewQuestion), ("/questions/{question_id}", "patch", QuestionChange),
+                                ("/folders", "post", NewFolder), ("/folders/{folder_id}", "patch", FolderName),
+                                ("/folders/{folder_id}/access/{group_id}", "put", FolderAccess)):
         body = document["paths"][path][method]["requestBody"]
         assert body["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{shape.__name__}"}
         assert set(schemas[shape.__name__]["properties"]) == set(shape.model_fields)

@@ -6,7 +6,8 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
-from workbench_app.content.shapes import ModelChange, NewMetric, NewModel
+from workbench_app.content.shapes import (FolderAccess, FolderName, ModelChange, NewFolder, NewMetric, NewModel,
+                                          NewQuestion, QuestionChange)
 from workbench_app.request_shapes import validated
 from workbench_app.statements import csv_export
 from workbench_app.statements.query_runner import run_statement
@@ -25,11 +26,9 @@ def list_folders():
 
 @blueprint.post("/folders")
 def create_folder():
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
-    parent = check.integer(body, "parent_id", minimum=1)
+    folder = validated(NewFolder, json_body())
     with services().transaction() as conn:
-        return jsonify(folders.create_folder(conn, identity(), name, parent)), 201
+        return jsonify(folders.create_folder(conn, identity(), folder.name, folder.parent_id)), 201
 
 
 @blueprint.get("/folders/<folder_id>")
@@ -40,8 +39,7 @@ def get_folder(folder_id):
 
 @blueprint.patch("/folders/<folder_id>")
 def rename_folder(folder_id):
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
+    name = validated(FolderName, json_body()).name
     with services().transaction() as conn:
         return jsonify(folders.rename_folder(conn, identity(), check.path_id(folder_id, "Folder"), name))
 
@@ -56,29 +54,13 @@ def delete_folder(folder_id):
 @blueprint.put("/folders/<folder_id>/access/<group_id>")
 def share_folder(folder_id, group_id):
     """Give a group view or edit access to a shared folder (`{"level": null}` removes it)."""
-    body = json_body()
-    level = check.one_of(body, "level", folders.LEVELS, nullable=True)
+    level = validated(FolderAccess, json_body()).level
     with services().transaction() as conn:
         return jsonify(folders.share_folder(conn, identity(), check.path_id(folder_id, "Folder"),
                                             check.path_id(group_id, "Group"), level))
 
 
 # --- questions -------------------------------------------------------------------------------
-
-
-def _question_fields(body, creating: bool):
-    fields = {
-        "name": check.text(body, "name", required=creating, allow_empty=False),
-        "description": check.text(body, "description", max_length=5000),
-        "folder_id": check.integer(body, "folder_id", minimum=1),
-        "kind": check.one_of(body, "kind", ("sql", "builder")),
-        "sql": check.text(body, "sql", max_length=100_000),
-        "variables": check.mapping(body, "variables") if "variables" in body else None,
-        "visualization": check.mapping(body, "visualization") if "visualization" in body else None,
-    }
-    if "builder" in body:
-        fields["builder"] = body["builder"]
-    return fields
 
 
 @blueprint.get("/questions")
@@ -92,7 +74,7 @@ def list_questions():
 
 @blueprint.post("/questions")
 def create_question():
-    fields = _question_fields(json_body(), creating=True)
+    fields = validated(NewQuestion, json_body()).given()
     with services().transaction() as conn:
         return jsonify(questions.create_question(conn, identity(), fields)), 201
 
@@ -105,7 +87,7 @@ def get_question(question_id):
 
 @blueprint.patch("/questions/<question_id>")
 def update_question(question_id):
-    fields = _question_fields(json_body(), creating=False)
+    fields = validated(QuestionChange, json_body()).given()
     with services().transaction() as conn:
         return jsonify(questions.update_question(conn, identity(), check.path_id(question_id, "Question"), fields))
 

@@ -2040,6 +2040,13 @@ export interface components {
             }[];
             limit?: number;
         };
+        ColumnMask: {
+            /** @enum {unknown} */
+            kind: "null" | "hash" | "partial" | "expression";
+            keep_first?: number;
+            keep_last?: number;
+            expression?: string;
+        };
         AssistantProvider: {
             enabled: boolean;
             /** @enum {unknown} */
@@ -2111,15 +2118,36 @@ export interface components {
         ConversationWithMessages: components["schemas"]["Conversation"] & {
             messages: components["schemas"]["AssistantMessage"][];
         };
+        AssistantToolRun: {
+            name: string;
+            artifact: components["schemas"]["AssistantArtifact"] | null;
+            /** @description run_sql and show_chart: the first 50 rows of the result, as the asker saw them. */
+            result?: {
+                columns: {
+                    name: string;
+                    type: string;
+                }[];
+                rows: unknown[][];
+                row_count: number;
+                truncated: boolean;
+                elapsed_ms?: number;
+            };
+            error?: {
+                code: string;
+                message: string;
+                details?: unknown;
+            };
+        };
+        AssistantNotice: {
+            code: string;
+            message: string;
+            details?: unknown;
+        };
         AssistantAnswer: {
             user_message: components["schemas"]["AssistantMessage"];
             message: components["schemas"]["AssistantMessage"];
-            tools: Record<string, never>[];
-            notices: {
-                code: string;
-                message: string;
-                details: unknown;
-            }[];
+            tools: components["schemas"]["AssistantToolRun"][];
+            notices: components["schemas"]["AssistantNotice"][];
         };
         ThemeSettings: {
             /** @enum {unknown} */
@@ -2285,6 +2313,34 @@ export interface components {
             embedding_secret: components["schemas"]["EmbeddingSecret"];
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
+        };
+        HomeItem: {
+            /** @enum {unknown} */
+            kind: "dashboard" | "question";
+            id: number;
+            name: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the person last opened or changed it (recent), or when it was pinned.
+             */
+            when: string;
+        };
+        NextStep: {
+            /** @enum {unknown} */
+            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
+            done: boolean;
+        };
+        Home: {
+            /** @description What the person opened or changed last in the web application, newest first. */
+            recent: components["schemas"]["HomeItem"][];
+            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
+            pinned: components["schemas"]["HomeItem"][];
+            can_pin: boolean;
+            /** @description An administrator's next steps of a new installation; null for others. */
+            next_steps: components["schemas"]["NextStep"][] | null;
+            /** @description The collector's pages as this machine reaches them (administrators). */
+            collector_url: string | null;
         };
         Dashboard: {
             dashboard_id: number;
@@ -2487,6 +2543,13 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        FolderAccess: {
+            /** @description The group's access to the folder: null (or none given) removes it. */
+            level?: ("view" | "edit") | null;
+        };
+        FolderName: {
+            name: string;
+        };
         /** @description A change of a model: only the fields given change. */
         ModelChange: {
             name?: string;
@@ -2513,6 +2576,11 @@ export interface components {
             filters?: {
                 [key: string]: unknown;
             }[];
+        };
+        NewFolder: {
+            name: string;
+            /** @description The parent folder; left out, a shared top-level folder (administrators only). */
+            parent_id?: number;
         };
         NewGroup: {
             name: string;
@@ -2543,40 +2611,36 @@ export interface components {
             /** @description The folder (the creator's personal folder when left out). */
             folder_id?: number;
         };
-        HomeItem: {
-            /** @enum {unknown} */
-            kind: "dashboard" | "question";
-            id: number;
+        NewQuestion: {
             name: string;
-            description: string;
-            /**
-             * Format: date-time
-             * @description When the person last opened or changed it (recent), or when it was pinned.
-             */
-            when: string;
+            description?: string;
+            folder_id?: number;
+            /** @enum {string} */
+            kind?: "sql" | "builder";
+            sql?: string;
+            variables?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            builder?: components["schemas"]["BuilderDefinition"];
+            visualization?: {
+                [key: string]: unknown;
+            };
         };
-        NextStep: {
-            /** @enum {unknown} */
-            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
-            done: boolean;
-        };
-        Home: {
-            /** @description What the person opened or changed last in the web application, newest first. */
-            recent: components["schemas"]["HomeItem"][];
-            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
-            pinned: components["schemas"]["HomeItem"][];
-            can_pin: boolean;
-            /** @description An administrator's next steps of a new installation; null for others. */
-            next_steps: components["schemas"]["NextStep"][] | null;
-            /** @description The collector's pages as this machine reaches them (administrators). */
-            collector_url: string | null;
-        };
-        ColumnMask: {
-            /** @enum {unknown} */
-            kind: "null" | "hash" | "partial" | "expression";
-            keep_first?: number;
-            keep_last?: number;
-            expression?: string;
+        /** @description A change of a question: only the fields given change. */
+        QuestionChange: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            /** @enum {string} */
+            kind?: "sql" | "builder";
+            sql?: string;
+            variables?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            builder?: components["schemas"]["BuilderDefinition"];
+            visualization?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -7834,10 +7898,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    parent_id?: number;
-                };
+                "application/json": components["schemas"]["NewFolder"];
             };
         };
         responses: {
@@ -8103,9 +8164,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["FolderName"];
             };
         };
         responses: {
@@ -8204,10 +8263,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    level?: "view" | "edit" | null;
-                };
+                "application/json": components["schemas"]["FolderAccess"];
             };
         };
         responses: {
@@ -8391,21 +8447,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    folder_id?: number;
-                    /** @enum {unknown} */
-                    kind?: "sql" | "builder";
-                    sql?: string;
-                    variables?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    builder?: components["schemas"]["BuilderDefinition"];
-                    visualization?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["NewQuestion"];
             };
         };
         responses: {
@@ -8671,21 +8713,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    folder_id?: number;
-                    /** @enum {unknown} */
-                    kind?: "sql" | "builder";
-                    sql?: string;
-                    variables?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    builder?: components["schemas"]["BuilderDefinition"];
-                    visualization?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["QuestionChange"];
             };
         };
         responses: {
