@@ -4,7 +4,8 @@ Maintained by hand next to the code it describes: `document.py` holds the admini
 the collection endpoints. Another area of the collector describes its endpoints in a module of
 its own here (for instance `inbound.py`) defining `fragment() -> dict` with `paths`, optionally
 `tags` (a list) and `components` (a dict of component kinds, such as `schemas`). Fragments are
-merged at first use; a path or component defined twice is an error. Helpers for fragments:
+merged at first use by the rule both applications share (`pipelines/openapi_fragments.py`): a path
+or component defined twice is an error. Helpers for fragments:
 `document.ref`, `document.json_content`, `document.error`.
 
 `tests/collector_admin/test_openapi.py` validates the merged document, checks that every route the
@@ -19,21 +20,7 @@ import json
 import pkgutil
 
 from collector_app.openapi.document import build_document
-
-
-def _merge(document: dict, fragment: dict, source: str) -> None:
-    for path, item in fragment.get("paths", {}).items():
-        if path in document["paths"]:
-            raise ValueError(f"{source} describes {path}, already described")
-        document["paths"][path] = item
-    for kind, entries in fragment.get("components", {}).items():
-        existing = document["components"].setdefault(kind, {})
-        for name, entry in entries.items():
-            if name in existing:
-                raise ValueError(f"{source} defines components.{kind}.{name}, already defined")
-            existing[name] = entry
-    known = {tag["name"] for tag in document["tags"]}
-    document["tags"].extend(tag for tag in fragment.get("tags", []) if tag["name"] not in known)
+from pipelines.openapi_fragments import merge_fragment
 
 
 @functools.cache
@@ -44,7 +31,7 @@ def _document() -> dict:
             continue
         loaded = importlib.import_module(f"{__name__}.{module.name}")
         if hasattr(loaded, "fragment"):
-            _merge(document, loaded.fragment(), loaded.__name__)
+            merge_fragment(document, loaded.fragment(), loaded.__name__)
     for item in document["paths"].values():
         for method, operation in item.items():
             if method != "parameters":

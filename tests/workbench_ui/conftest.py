@@ -6,6 +6,7 @@ through the command line and the real API. Chromium is Debian's, driven by Playw
 """
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +137,19 @@ def check_accessibility(page, what: str) -> None:
             .map(v => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')})`);
     }""")
     assert found == [], f"accessibility violations on {what}: {found}"
+
+
+# The guide's screenshots (docs/screens/*.png) are taken by the browser tests that show those
+# screens, when ANALYTICS_GUIDE_SCREENS=1 asks (docs/data-engineer/contributing.md, The guide).
+GUIDE_SCREENS = REPO_ROOT / "docs" / "screens"
+
+
+def guide_screen(page, name: str) -> None:
+    """The page as it is now, into the guide's docs/screens/<name>.png, when asked for."""
+    if os.environ.get("ANALYTICS_GUIDE_SCREENS") != "1":
+        return
+    GUIDE_SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(GUIDE_SCREENS / f"{name}.png"), animations="disabled", caret="hide")
 
 
 def pytest_collection_modifyitems(items):

@@ -1,6 +1,7 @@
 """The README's first screen, followed as a newcomer does on a fresh ANALYTICS_HOME: run, open the
 printed link, create the administrator, look at the Demo dashboard and see its charts; then the
-collector's link, for the administrator of its pages.
+collector's link, for the administrator of its pages. Then every command of the README and of the
+guide. With ANALYTICS_GUIDE_SCREENS=1, the screens of the guide's first hour are taken on the way.
 
 `make run` is `analytics demo --if-missing` then `analytics up`; here Dagster is left out
 (`--no-dagster`) to spare the shared machine, which changes nothing the first screen shows.
@@ -20,7 +21,8 @@ from playwright.sync_api import expect
 
 from analytics_cli.local_stack import ANALYTICS, LocalStack
 from tests.conftest import REPO_ROOT, free_port
-from tests.workbench_ui.conftest import PASSWORD, check_accessibility
+from tests.guide import shell_commands
+from tests.workbench_ui.conftest import PASSWORD, check_accessibility, guide_screen
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -66,6 +68,8 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     check_accessibility(page, "setup")
     page.get_by_role("button", name="Create the administrator").click()
     expect(page.get_by_role("navigation").first).to_be_visible()
+    expect(page.get_by_role("link", name="Demo dashboard").first).to_be_visible()
+    guide_screen(page, "home")
 
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Dashboards").click()
     page.get_by_role("link", name="Demo dashboard").click()
@@ -74,6 +78,7 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
         chart = page.get_by_role("region", name=title, exact=True).get_by_test_id("chart")
         expect(chart.locator("svg").first).to_be_visible(timeout=30_000)
     check_accessibility(page, "the Demo dashboard")
+    guide_screen(page, "demo-dashboard")
 
     # The link is spent: the API says so, whatever page shows it.
     again = requests.get(f"{fresh_stack.workbench_url}/api/v1/setup", params={"token": link.split("token=")[1]},
@@ -92,6 +97,7 @@ def test_first_screen_of_the_readme(browser, fresh_stack):
     page.get_by_label("Language").select_option("en")
     page.get_by_role("button", name="Create the administrator").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Sites")
+    guide_screen(page, "collector-sites")
     page.goto(collector_link)
     expect(page.get_by_role("heading", level=1)).to_have_text("The collector has an administrator already")
     context.close()
@@ -120,17 +126,17 @@ def test_the_demo_dashboard_runs_every_card(fresh_stack):
 
 
 # ---------------------------------------------------------------------------------------------
-# Every command and request of the README, run against the same fresh stack, so it cannot drift.
+# Every command and request of the README and of the guide (its pages in the order of mkdocs.yml's
+# navigation), run against the same fresh stack, so they cannot drift.
 #
-# Placeholders, as the README documents them:
+# Placeholders, as the guide documents them:
 #   `analytics ...`          runs with .venv/bin first on PATH (as after `source .venv/bin/activate`)
 #   127.0.0.1:8000, :8080    the stack's collector and workbench ports (free ports)
-#   $ADMIN_TOKEN             what the README's `analytics admin-token create` line printed
+#   $ADMIN_TOKEN             what the guide's `analytics admin-token create` line printed
 #   <token id>               the id of a second admin token made for the purpose (the first stays usable)
-#   $WORKBENCH_TOKEN         the wbt_ secret the README's `create-admin --with-token` line printed
+#   $WORKBENCH_TOKEN         the wbt_ secret the guide's `create-admin --with-token` line printed
 #   password prompts         answered on standard input
 # Requests go through curl with `-sS --fail-with-body`, so an HTTP refusal fails the test.
-README = REPO_ROOT / "README.md"
 NOT_RUN_HERE = {
     "make run": "its two commands (analytics demo --if-missing, analytics up) made this module's stack",
     "make test": "the test suite itself",
@@ -138,39 +144,6 @@ NOT_RUN_HERE = {
         "Dagster's webserver and daemon as `analytics up` runs them: tests/foundation/test_up.py",
 }
 PROMPTED_PASSWORD = "a long enough password\n" * 2
-
-
-def _without_comment(line: str) -> str:
-    """The line up to a `#` that starts a shell comment (outside quotes, after a space or at the start)."""
-    quote = None
-    for index, char in enumerate(line):
-        if quote:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and (index == 0 or line[index - 1].isspace()):
-            return line[:index]
-    return line
-
-
-def readme_commands() -> list[str]:
-    """The commands of the README's ```sh blocks: comments dropped, continued lines joined."""
-    commands, block, pending = [], False, ""
-    for line in README.read_text().splitlines():
-        if line.startswith("```"):
-            block = line.strip() == "```sh"
-            continue
-        if not block:
-            continue
-        code = _without_comment(line).strip()
-        if not code:
-            continue
-        if code.endswith("\\"):
-            pending += code[:-1] + " "
-            continue
-        commands.append(pending + code)
-        pending = ""
-    return commands
 
 
 def _environment(stack: LocalStack, extra: dict) -> dict:
@@ -188,7 +161,7 @@ def _on_stack(command: str, stack: LocalStack) -> str:
 
 
 def _serve_until_healthy(command: str, stack: LocalStack, env: dict) -> None:
-    """A `gunicorn ... -b 127.0.0.1:<port>` line of the README: it must answer /healthz."""
+    """A `gunicorn ... -b 127.0.0.1:<port>` line of the guide: it must answer /healthz."""
     port = free_port()
     command = re.sub(r"-b 127\.0\.0\.1:\d+", f"-b 127.0.0.1:{port}", command)
     env = dict(env, ANALYTICS_DATABASE_URL=stack.analytics("db", "url").strip())
@@ -211,8 +184,8 @@ def _serve_until_healthy(command: str, stack: LocalStack, env: dict) -> None:
 
 
 def test_every_command_of_the_readme_runs(fresh_stack):
-    commands = readme_commands()
-    assert set(NOT_RUN_HERE) <= set(commands), "an exemption names a command the README no longer has"
+    commands = shell_commands()
+    assert set(NOT_RUN_HERE) <= set(commands), "an exemption names a command the README and the guide no longer have"
     values: dict[str, str] = {}
     ran = []
     for readme_line in commands:

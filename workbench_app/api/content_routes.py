@@ -6,6 +6,9 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
+from workbench_app.content.shapes import (FolderAccess, FolderName, ModelChange, NewFolder, NewMetric, NewModel,
+                                          NewQuestion, QuestionChange)
+from workbench_app.request_shapes import validated
 from workbench_app.statements import csv_export
 from workbench_app.statements.query_runner import run_statement
 
@@ -23,11 +26,9 @@ def list_folders():
 
 @blueprint.post("/folders")
 def create_folder():
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
-    parent = check.integer(body, "parent_id", minimum=1)
+    folder = validated(NewFolder, json_body())
     with services().transaction() as conn:
-        return jsonify(folders.create_folder(conn, identity(), name, parent)), 201
+        return jsonify(folders.create_folder(conn, identity(), folder.name, folder.parent_id)), 201
 
 
 @blueprint.get("/folders/<folder_id>")
@@ -38,8 +39,7 @@ def get_folder(folder_id):
 
 @blueprint.patch("/folders/<folder_id>")
 def rename_folder(folder_id):
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
+    name = validated(FolderName, json_body()).name
     with services().transaction() as conn:
         return jsonify(folders.rename_folder(conn, identity(), check.path_id(folder_id, "Folder"), name))
 
@@ -54,29 +54,13 @@ def delete_folder(folder_id):
 @blueprint.put("/folders/<folder_id>/access/<group_id>")
 def share_folder(folder_id, group_id):
     """Give a group view or edit access to a shared folder (`{"level": null}` removes it)."""
-    body = json_body()
-    level = check.one_of(body, "level", folders.LEVELS, nullable=True)
+    level = validated(FolderAccess, json_body()).level
     with services().transaction() as conn:
         return jsonify(folders.share_folder(conn, identity(), check.path_id(folder_id, "Folder"),
                                             check.path_id(group_id, "Group"), level))
 
 
 # --- questions -------------------------------------------------------------------------------
-
-
-def _question_fields(body, creating: bool):
-    fields = {
-        "name": check.text(body, "name", required=creating, allow_empty=False),
-        "description": check.text(body, "description", max_length=5000),
-        "folder_id": check.integer(body, "folder_id", minimum=1),
-        "kind": check.one_of(body, "kind", ("sql", "builder")),
-        "sql": check.text(body, "sql", max_length=100_000),
-        "variables": check.mapping(body, "variables") if "variables" in body else None,
-        "visualization": check.mapping(body, "visualization") if "visualization" in body else None,
-    }
-    if "builder" in body:
-        fields["builder"] = body["builder"]
-    return fields
 
 
 @blueprint.get("/questions")
@@ -90,7 +74,7 @@ def list_questions():
 
 @blueprint.post("/questions")
 def create_question():
-    fields = _question_fields(json_body(), creating=True)
+    fields = validated(NewQuestion, json_body()).given()
     with services().transaction() as conn:
         return jsonify(questions.create_question(conn, identity(), fields)), 201
 
@@ -103,7 +87,7 @@ def get_question(question_id):
 
 @blueprint.patch("/questions/<question_id>")
 def update_question(question_id):
-    fields = _question_fields(json_body(), creating=False)
+    fields = validated(QuestionChange, json_body()).given()
     with services().transaction() as conn:
         return jsonify(questions.update_question(conn, identity(), check.path_id(question_id, "Question"), fields))
 
@@ -150,8 +134,7 @@ def download_question(question_id):
 # --- models and metrics ----------------------------------------------------------------------
 
 
-def _model_sql(body, required):
-    sql = check.text(body, "sql", required=required, allow_empty=False, max_length=100_000)
+def _model_sql(sql: str | None) -> str | None:
     return sql.strip().rstrip(";").strip() if sql else sql
 
 
@@ -163,12 +146,11 @@ def list_models():
 
 @blueprint.post("/models")
 def create_model():
-    body = json_body()
+    model = validated(NewModel, json_body())
     with services().transaction() as conn:
         return jsonify(models_metrics.create_model(
-            conn, identity(), name=check.text(body, "name", required=True, allow_empty=False),
-            sql=_model_sql(body, True), description=check.text(body, "description", default="", max_length=5000),
-            folder_id=check.integer(body, "folder_id", minimum=1))), 201
+            conn, identity(), name=model.name, sql=_model_sql(model.sql), description=model.description,
+            folder_id=model.folder_id)), 201
 
 
 @blueprint.get("/models/<model_id>")
@@ -179,9 +161,8 @@ def get_model(model_id):
 
 @blueprint.patch("/models/<model_id>")
 def update_model(model_id):
-    body = json_body()
-    fields = {"name": check.text(body, "name", allow_empty=False), "sql": _model_sql(body, False),
-              "description": check.text(body, "description", max_length=5000)}
+    change = validated(ModelChange, json_body())
+    fields = {"name": change.name, "sql": _model_sql(change.sql), "description": change.description}
     with services().transaction() as conn:
         return jsonify(models_metrics.update_model(conn, identity(), check.path_id(model_id, "Model"), fields))
 
@@ -201,15 +182,11 @@ def list_metrics():
 
 @blueprint.post("/metrics")
 def create_metric():
-    body = json_body()
+    metric = validated(NewMetric, json_body())
     with services().transaction() as conn:
         return jsonify(models_metrics.create_metric(
-            conn, identity(), model_id=check.integer(body, "model_id", required=True, minimum=1),
-            name=check.identifier(body, "name", required=True),
-            aggregation=check.one_of(body, "aggregation", models_metrics.AGGREGATIONS, required=True),
-            column=check.text(body, "column", max_length=128, allow_empty=False),
-            dimensions=check.string_list(body, "dimensions", max_items=20, max_length=128),
-            description=check.text(body, "description", default="", max_length=5000))), 201
+            conn, identity(), model_id=metric.model_id, name=metric.name, aggregation=metric.aggregation,
+            column=metric.column, dimensions=list(metric.dimensions), description=metric.description)), 201
 
 
 @blueprint.get("/metrics/<metric_id>")

@@ -6,28 +6,11 @@ from flask import Blueprint, g, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
 from workbench_app.content import dashboards, result_cache
+from workbench_app.content.shapes import DashboardChange, NewDashboard
+from workbench_app.request_shapes import validated
 from workbench_app.sharing import shared_view
 
 blueprint = Blueprint("dashboards", __name__)
-
-
-def _fields(body, creating):
-    fields = {
-        "name": check.text(body, "name", required=creating, allow_empty=False),
-        "description": check.text(body, "description", max_length=5000),
-        "folder_id": check.integer(body, "folder_id", minimum=1),
-    }
-    fields["cache_ttl_seconds"] = check.integer(body, "cache_ttl_seconds", minimum=0, maximum=86_400)
-    fields["warm_up"] = check.boolean(body, "warm_up")
-    if "auto_refresh_seconds" in body:
-        fields["auto_refresh_seconds"] = check.integer(body, "auto_refresh_seconds", minimum=10, maximum=86_400,
-                                                       nullable=True)
-    for part in ("tabs", "cards", "filters"):
-        if part in body:
-            if not isinstance(body[part], list):
-                raise check.invalid(f"{part} must be a list.", field=part)
-            fields[part] = body[part]
-    return fields
 
 
 @blueprint.get("/dashboards")
@@ -38,7 +21,7 @@ def list_dashboards():
 
 @blueprint.post("/dashboards")
 def create_dashboard():
-    fields = _fields(json_body(), creating=True)
+    fields = validated(NewDashboard, json_body()).given()
     with services().transaction() as conn:
         return jsonify(dashboards.create_dashboard(conn, identity(), fields)), 201
 
@@ -70,7 +53,7 @@ def get_dashboard(dashboard_id):
 @blueprint.put("/dashboards/<dashboard_id>")
 def update_dashboard(dashboard_id):
     """Change a dashboard; `tabs`, `cards` and `filters`, when given, replace the layout whole."""
-    fields = _fields(json_body(), creating=False)
+    fields = validated(DashboardChange, json_body()).given()
     with services().transaction() as conn:
         return jsonify(dashboards.update_dashboard(conn, identity(), check.path_id(dashboard_id, "Dashboard"), fields))
 

@@ -7,16 +7,19 @@ from flask import Blueprint, Flask, current_app, jsonify
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from pipelines.openapi_fragments import merge_fragment
 from workbench_app.api.public_views import public, public_operations
 from workbench_app.api.query_routes import MAX_CATALOG, MAX_ROW_LIMIT, MAX_SQL
-from workbench_app.accounts.shapes import Group, GroupList
+from workbench_app.accounts.shapes import Group, GroupList, NewGroup
 from workbench_app.assistant import openapi_paths as assistant_openapi
-from workbench_app.content.models_metrics import AGGREGATIONS
-from workbench_app.content.shapes import Dashboard, DashboardList, Metric, MetricList, Model, ModelList
+from workbench_app.content.shapes import (VARIABLE_TYPES_SCHEMA, Dashboard, DashboardChange, DashboardList, FolderAccess,
+                                          FolderName, Metric, MetricList, Model, ModelChange, ModelList, NewDashboard,
+                                          NewFolder, NewMetric, NewModel, NewQuestion, QuestionChange)
 from workbench_app.home import openapi_paths as home_openapi
 from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
 from workbench_app.openapi_vocabulary import TEXT_NO_NUL as _STRING, object_of as _object, ref as _ref
 from workbench_app.printing import openapi_paths as printing_openapi
+from workbench_app.request_shapes import NAME_PATTERN
 from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
@@ -29,18 +32,23 @@ SERVER_URL = "/api/v1"
 _OBJECT = {"type": "object", "additionalProperties": True}
 # Text PostgreSQL can store (no NUL); a name has a visible character too.
 _TEXT = {**_STRING, "maxLength": 200}
-_NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": NAME_PATTERN}
 # gunicorn refuses a request line over its limit before the app sees it, with a page of its own.
 _URI_TOO_LONG = {"description": "Request line over 4,094 bytes: refused by the HTTP server before the application "
                                 "(an HTML page, not the JSON error)",
                  "content": {"text/html": {"schema": _STRING}}}
 
 
-def _model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
-    """The components of answers declared as models (their nested models become components too)."""
-    _, top = models_json_schema([(model, "serialization") for model in models],
-                                ref_template="#/components/schemas/{model}")
+def _model_schemas(*models: type[BaseModel], mode: str = "serialization") -> dict[str, Any]:
+    """The components of answers (or, `mode="validation"`, of request bodies) declared as models;
+    their nested models become components too."""
+    _, top = models_json_schema([(model, mode) for model in models], ref_template="#/components/schemas/{model}")
     return {name: _documented(schema) for name, schema in top["$defs"].items()}
+
+
+def _model_body(model: type[BaseModel]) -> dict[str, Any]:
+    """A request body declared as a model (its component comes from `_model_schemas(..., mode="validation")`)."""
+    return {"required": True, "content": {"application/json": {"schema": _ref(model.__name__)}}}
 
 
 def _documented(schema: Any) -> Any:
@@ -51,8 +59,10 @@ def _documented(schema: Any) -> Any:
         return [_documented(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
+    # A request field's `default: null` says only that it may be left out: `required` says that already.
     return {key: _documented(value) for key, value in schema.items()
-            if key != "title" and not (key == "additionalProperties" and value is False)}
+            if key != "title" and not (key == "additionalProperties" and value is False)
+            and not (key == "default" and value is None)}
 
 
 def _body(properties: dict[str, Any], required: tuple[str, ...] = (), *, optional: bool = False) -> dict[str, Any]:
@@ -93,7 +103,7 @@ def _operation(summary: str, tag: str, *, ok: int = 200, body: dict | None = Non
 _SCALAR = {"type": ["string", "number", "boolean"], "maxLength": 1000, "pattern": "^[^\\x00]*$"}
 _ATTRIBUTES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
                "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}}
-_VARIABLE_TYPES = {"type": "object", "additionalProperties": {"enum": ["text", "number", "date", "list"]}}
+_VARIABLE_TYPES = VARIABLE_TYPES_SCHEMA
 _STATEMENT_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
                  "description": "Names the run so that the caller may stop it with POST /sql/cancel."}
 _SQL_TEXT = {**_STRING, "maxLength": MAX_SQL}
@@ -108,17 +118,6 @@ _BUILDER_BODY = _body({"builder": _ref("BuilderDefinition"), "row_limit": _ROW_L
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
-_QUESTION_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
-                  "kind": {"enum": ["sql", "builder"]}, "sql": _STRING,
-                  "variables": _VARIABLE_TYPES, "builder": _ref("BuilderDefinition"), "visualization": _OBJECT}
-_DASHBOARD_BODY = {"name": _NAME, "description": _STRING, "folder_id": _ID,
-                   "auto_refresh_seconds": {"type": ["integer", "null"], "minimum": 10},
-                   "cache_ttl_seconds": {"type": "integer", "minimum": 0, "maximum": 86400,
-                                         "description": "How long card results stay cached (300; 0: no cache)."},
-                   "warm_up": {"type": "boolean", "description": "Fill the result cache after each build of the "
-                                                                 "views the cards read (false)."},
-                   "tabs": {"type": "array", "items": _OBJECT}, "cards": {"type": "array", "items": _OBJECT},
-                   "filters": {"type": "array", "items": _OBJECT}}
 _RULE_BODY = _body({"catalog": _TEXT, "schema": _TEXT, "table": _TEXT, "access": {"type": "boolean"},
                     "row_filter": {"type": ["string", "null"]},
                     "hidden_columns": {"type": "array", "items": _STRING},
@@ -392,7 +391,7 @@ def _paths() -> dict[str, Any]:
         "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201, result=_ref("Group"),
-                               body=_body({"name": _NAME, "description": _STRING}, ("name",)))},
+                               body=_model_body(NewGroup))},
         "/groups/{group_id}": {"get": op("Get a group", "permissions", params=("group_id",), result=_ref("Group")),
                                "delete": op("Delete a group", "permissions", ok=204, params=("group_id",))},
         "/groups/{group_id}/members/{user_id}": {
@@ -449,22 +448,22 @@ def _paths() -> dict[str, Any]:
             {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
         "/folders": {"get": op("List folders", "folders", result=_ref("FolderList")),
                      "post": op("Create a folder", "folders", ok=201, result=_ref("Folder"),
-                                body=_body({"name": _NAME, "parent_id": _ID}, ("name",)))},
+                                body=_model_body(NewFolder))},
         "/folders/{folder_id}": {"get": op("Get a folder", "folders", params=("folder_id",), result=_ref("Folder")),
                                  "patch": op("Rename a folder", "folders", params=("folder_id",), result=_ref("Folder"),
-                                             body=_body({"name": _NAME}, ("name",))),
+                                             body=_model_body(FolderName)),
                                  "delete": op("Delete a folder", "folders", ok=204, params=("folder_id",))},
         "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
                                                              params=("folder_id", "group_id"),
-                                                             body=_body({"level": {"enum": ["view", "edit", None]}}))},
+                                                             body=_model_body(FolderAccess))},
         "/questions": {"get": op("List questions", "questions", result=_ref("QuestionList"), query={"folder_id": _ID, "search": _TEXT}),
                        "post": op("Create a question", "questions", ok=201, result=_ref("Question"),
-                                  body=_body(_QUESTION_BODY, ("name",)))},
+                                  body=_model_body(NewQuestion))},
         "/questions/{question_id}": {"get": op("Get a question", "questions", params=("question_id",),
                                                result=_ref("Question")),
                                      "patch": op("Update a question", "questions", params=("question_id",),
                                                  result=_ref("Question"),
-                                                 body=_body(_QUESTION_BODY)),
+                                                 body=_model_body(QuestionChange)),
                                      "delete": op("Delete a question", "questions", ok=204, params=("question_id",))},
         "/questions/{question_id}/run": {"post": op("Run a question", "questions", params=("question_id",),
                                                     result=_ref("Result"),
@@ -478,18 +477,13 @@ def _paths() -> dict[str, Any]:
             "Download a question as CSV", "questions", params=("question_id",),
             body=_body({"variables": _OBJECT, "row_limit": {"type": "integer", "minimum": 1}})))},
         "/models": {"get": op("List models", "models", result=_ref("ModelList")),
-                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_body(
-                        {"name": _NAME, "sql": _STRING, "description": _STRING,
-                         "folder_id": _ID}, ("name", "sql")))},
+                    "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=_model_body(NewModel))},
         "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",), result=_ref("Model")),
-                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"), body=_body(
-                                   {"name": _NAME, "sql": _STRING, "description": _STRING})),
+                               "patch": op("Update a model", "models", params=("model_id",), result=_ref("Model"),
+                                           body=_model_body(ModelChange)),
                                "delete": op("Delete a model", "models", ok=204, params=("model_id",))},
         "/metrics": {"get": op("List metrics", "models", result=_ref("MetricList")),
-                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_body(
-                         {"model_id": _ID, "name": _NAME, "aggregation": {"enum": list(AGGREGATIONS)}, "column": _TEXT,
-                          "dimensions": {"type": "array", "items": _STRING},
-                          "description": _STRING}, ("model_id", "name", "aggregation")))},
+                     "post": op("Create a metric", "models", ok=201, result=_ref("Metric"), body=_model_body(NewMetric))},
         "/metrics/{metric_id}": {"get": op("Get a metric", "models", params=("metric_id",), result=_ref("Metric")),
                                  "delete": op("Delete a metric", "models", ok=204, params=("metric_id",))},
         "/metrics/{metric_id}/query": {"post": op("Query a metric", "models", params=("metric_id",),
@@ -497,7 +491,7 @@ def _paths() -> dict[str, Any]:
                                                       {"dimensions": {"type": "array", "items": _STRING},
                                                        "row_limit": {"type": "integer", "minimum": 1}}, optional=True))},
         "/dashboards": {"get": op("List dashboards", "dashboards", result=_ref("DashboardList")),
-                        "post": op("Create a dashboard", "dashboards", ok=201, body=_body(_DASHBOARD_BODY, ("name",)),
+                        "post": op("Create a dashboard", "dashboards", ok=201, body=_model_body(NewDashboard),
                                    result=_ref("Dashboard"))},
         "/dashboard-cache": {"get": _also(op("Dashboard cache counts (administrators)", "dashboards",
                                               result=_ref("DashboardCacheCounts")),
@@ -505,7 +499,7 @@ def _paths() -> dict[str, Any]:
         "/dashboards/{dashboard_id}": {"get": op("Get a dashboard", "dashboards", params=("dashboard_id",),
                                                  result=_ref("Dashboard")),
                                        "put": op("Update a dashboard", "dashboards", params=("dashboard_id",),
-                                                 body=_body(_DASHBOARD_BODY), result=_ref("Dashboard")),
+                                                 body=_model_body(DashboardChange), result=_ref("Dashboard")),
                                        "delete": op("Delete a dashboard", "dashboards", ok=204,
                                                     params=("dashboard_id",))},
         "/dashboards/{dashboard_id}/cards/{card_id}/run": {"post": op(
@@ -523,13 +517,28 @@ def _paths() -> dict[str, Any]:
             "actor": {**_TEXT, "description": "Entries whose actor contains this (case-insensitive)."},
             "since": {"type": "string", "format": "date", "description": "From this UTC day."},
             "until": {"type": "string", "format": "date", "description": "Up to this UTC day, included."}})},
-        **assistant_openapi.paths(op, _also, _body),
-        **themes_openapi.paths(op, _also, _body),
-        **printing_openapi.paths(op, _also),
-        **sso_openapi.paths(op, _also, _body),
-        **sharing_openapi.paths(op, _also, _body),
-        **home_openapi.paths(op, _also),
     }
+
+
+def _area_fragments() -> list[tuple[str, dict[str, Any]]]:
+    """Each area's part of the document (its `openapi_paths.py`, built with the document's own
+    helpers), and the components generated from the answer and request models."""
+    op = _operation
+    return [
+        ("assistant", {"paths": assistant_openapi.paths(op, _also, _body),
+                       "components": {"schemas": assistant_openapi.SCHEMAS}}),
+        ("themes", {"paths": themes_openapi.paths(op, _also, _body), "components": {"schemas": themes_openapi.SCHEMAS}}),
+        ("printing", {"paths": printing_openapi.paths(op, _also)}),
+        ("single_sign_on", {"paths": sso_openapi.paths(op, _also, _body), "components": {"schemas": sso_openapi.SCHEMAS}}),
+        ("sharing", {"paths": sharing_openapi.paths(op, _also, _body),
+                     "components": {"schemas": sharing_openapi.SCHEMAS}}),
+        ("home", {"paths": home_openapi.paths(op, _also), "components": {"schemas": home_openapi.SCHEMAS}}),
+        ("answer models", {"components": {"schemas": _model_schemas(
+            Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group, GroupList)}}),
+        ("request models", {"components": {"schemas": _model_schemas(
+            NewDashboard, DashboardChange, NewModel, ModelChange, NewMetric, NewGroup, NewQuestion, QuestionChange,
+            NewFolder, FolderName, FolderAccess, mode="validation")}}),
+    ]
 
 
 def _with_uri_too_long(paths: dict[str, Any]) -> dict[str, Any]:
@@ -549,7 +558,17 @@ def _public_without_security(paths: dict[str, Any], app: Flask) -> dict[str, Any
 
 
 def document(app: Flask) -> dict[str, Any]:
-    """The document of the API registered on `app` (which views are public is read from it)."""
+    """The document of the API registered on `app` (which views are public is read from it): its
+    own paths and components, then each area's, merged by the rule the collector's document follows
+    too (a path or component described twice is an error)."""
+    merged = _own_document()
+    for source, fragment in _area_fragments():
+        merge_fragment(merged, fragment, source)
+    _public_without_security(_with_uri_too_long(merged["paths"]), app)
+    return merged
+
+
+def _own_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Audience analytics workbench API", "version": "1.0.0",
@@ -557,7 +576,7 @@ def document(app: Flask) -> dict[str, Any]:
                                 "Every statement runs under the token owner's permissions."},
         "servers": [{"url": SERVER_URL}],
         "security": [{"bearer": []}, {"session": [], "csrf": []}],
-        "paths": _public_without_security(_with_uri_too_long(_paths()), app),
+        "paths": _paths(),
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer",
@@ -582,13 +601,6 @@ def document(app: Flask) -> dict[str, Any]:
                 "NewToken": {"type": "object", "required": ["token", "secret"],
                              "properties": {"token": _OBJECT, "secret": _STRING}},
                 **_RESULT_SCHEMAS,
-                **assistant_openapi.SCHEMAS,
-                **themes_openapi.SCHEMAS,
-                **sso_openapi.SCHEMAS,
-                **sharing_openapi.SCHEMAS,
-                **_model_schemas(Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group,
-                                 GroupList),
-                **home_openapi.SCHEMAS,
                 "ColumnMask": {"type": "object", "required": ["kind"], "properties": {
                     "kind": {"enum": ["null", "hash", "partial", "expression"]},
                     "keep_first": {"type": "integer", "minimum": 0}, "keep_last": {"type": "integer", "minimum": 0},

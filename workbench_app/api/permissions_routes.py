@@ -6,9 +6,11 @@ from flask import Blueprint, jsonify
 from workbench_app import input_checks as check
 from workbench_app.accounts import groups, users
 from workbench_app.accounts.identity import Identity
+from workbench_app.accounts.shapes import NewGroup
 from workbench_app.api.authentication import json_body, require_admin, services
 from workbench_app.i18n import translate
 from workbench_app.permissions import permission_rules, rule_check
+from workbench_app.request_shapes import validated
 from workbench_app.statements import preview_as
 
 blueprint = Blueprint("permissions", __name__)
@@ -24,11 +26,9 @@ def list_groups():
 @blueprint.post("/groups")
 def create_group():
     actor = require_admin()
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
+    group = validated(NewGroup, json_body())
     with services().transaction() as conn:
-        return jsonify(groups.create_group(conn, actor, name, check.text(body, "description", default="",
-                                                                          max_length=2000))), 201
+        return jsonify(groups.create_group(conn, actor, group.name, group.description)), 201
 
 
 @blueprint.get("/groups/<group_id>")

@@ -33,10 +33,22 @@ SCHEMAS: dict[str, Any] = {
         "error": {"oneOf": [_object({"code": _STR, "message": _STR}), {"type": "null"}]}, "created_at": _STAMP}),
     "ConversationWithMessages": {"allOf": [_ref("Conversation"), _object({
         "messages": {"type": "array", "items": _ref("AssistantMessage")}})]},
+    # What the answer (and its `tool` and `notice` events) says of each tool run and each tool call
+    # the model got wrong.
+    "AssistantToolRun": _object({
+        "name": _STR, "artifact": {"oneOf": [_ref("AssistantArtifact"), {"type": "null"}]},
+        "result": {**_object({"columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})},
+                              "rows": {"type": "array", "items": {"type": "array"}}, "row_count": _INT,
+                              "truncated": {"type": "boolean"}, "elapsed_ms": {"type": "number"}},
+                             optional=("elapsed_ms",)),
+                   "description": "run_sql and show_chart: the first 50 rows of the result, as the asker saw them."},
+        "error": _object({"code": _STR, "message": _STR, "details": {}}, optional=("details",))},
+        optional=("result", "error")),
+    "AssistantNotice": _object({"code": _STR, "message": _STR, "details": {}}, optional=("details",)),
     "AssistantAnswer": _object({
         "user_message": _ref("AssistantMessage"), "message": _ref("AssistantMessage"),
-        "tools": {"type": "array", "items": {"type": "object"}},
-        "notices": {"type": "array", "items": _object({"code": _STR, "message": _STR, "details": {}})}}),
+        "tools": {"type": "array", "items": _ref("AssistantToolRun")},
+        "notices": {"type": "array", "items": _ref("AssistantNotice")}}),
 }
 
 _EVENTS = ("Server-sent events, in order: `message` (the person's message, stored), then any of `delta` "

@@ -1,11 +1,17 @@
-"""Saved content as the API answers it: dashboards, models and metrics (base: answer_shapes.py)."""
+"""Saved content as the API answers it and as requests change it: dashboards, models and metrics
+(bases: answer_shapes.py, request_shapes.py)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, Union
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, WithJsonSchema
 
 from workbench_app.answer_shapes import AnswerShape
+from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, TextList, WholeNumber
 from workbench_app.content.dashboard_filters import FILTER_TYPES
+from workbench_app.content.folders import LEVELS
+from workbench_app.engine.variables import VARIABLE_TYPES
 from workbench_app.content.models_metrics import AGGREGATIONS
 
 CardKind = Literal["question", "text", "heading"]
@@ -118,3 +124,98 @@ class ListedMetric(Metric):
 
 class MetricList(AnswerShape):
     metrics: list[ListedMetric]
+
+# A dashboard's tabs, cards or filters: each item is checked by the area's functions
+# (content/dashboards.py, content/dashboard_filters.py), which name the item that is wrong.
+Layout = Annotated[list[Any], Field(json_schema_extra={"items": {"type": "object", "additionalProperties": True}})]
+
+
+class ContentChange(RequestShape):
+    """What every saved piece of content has: a name, a description, a folder."""
+    name: Text(allow_empty=False) = None
+    description: Text(5000) = None
+    folder_id: Id = None
+
+
+class DashboardChange(ContentChange):
+    """A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
+    given, replace the layout whole."""
+    cache_ttl_seconds: WholeNumber(0, 86_400) = None
+    """How long card results stay cached (300; 0: no cache)."""
+    warm_up: bool = None
+    """Fill the result cache after each build of the views the cards read (false)."""
+    auto_refresh_seconds: WholeNumber(10, 86_400) | None = None
+    """Reload the cards this often (null: never)."""
+    tabs: Layout = None
+    cards: Layout = None
+    filters: Layout = None
+
+
+class NewDashboard(DashboardChange):
+    name: Text(allow_empty=False)
+
+
+class ModelChange(RequestShape):
+    """A change of a model: only the fields given change."""
+    name: Text(allow_empty=False) = None
+    sql: Text(100_000, allow_empty=False) = None
+    """One SELECT statement (a trailing semicolon is dropped)."""
+    description: Text(5000) = None
+
+
+class NewModel(ModelChange):
+    name: Text(allow_empty=False)
+    sql: Text(100_000, allow_empty=False)
+    """One SELECT statement (a trailing semicolon is dropped)."""
+    description: Text(5000) = ""
+    folder_id: Id = None
+    """The folder (the creator's personal folder when left out)."""
+
+
+class NewMetric(RequestShape):
+    model_id: Id
+    name: Identifier
+    aggregation: Literal[AGGREGATIONS]  # type: ignore[valid-type]
+    column: Text(128, allow_empty=False) = None
+    """The model's column it aggregates (none for a count of rows)."""
+    dimensions: TextList(20, 128) = []
+    """The model's columns it may be grouped by."""
+    description: Text(5000) = ""
+
+
+# A question's variables: name -> type (the statement's `{{name}}`; checked against the SQL by
+# content/questions.py, which names the variable that is wrong).
+VARIABLE_TYPES_SCHEMA = {"type": "object", "additionalProperties": {"enum": list(VARIABLE_TYPES)}}
+Variables = Annotated[dict[str, Any], WithJsonSchema(VARIABLE_TYPES_SCHEMA)]
+# A builder question's definition (content/builder.py checks it and names the part that is wrong).
+BuilderDefinition = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/BuilderDefinition"}]})]
+# A chart's settings, saved with the question as the screens wrote them.
+Visualization = Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]
+
+
+class QuestionChange(ContentChange):
+    """A change of a question: only the fields given change."""
+    kind: Literal["sql", "builder"] = None
+    sql: Text(100_000) = None
+    variables: Variables = None
+    builder: BuilderDefinition = None
+    visualization: Visualization = None
+
+
+class NewQuestion(QuestionChange):
+    name: Text(allow_empty=False)
+
+
+class NewFolder(RequestShape):
+    name: Text(allow_empty=False)
+    parent_id: Id = None
+    """The parent folder; left out, a shared top-level folder (administrators only)."""
+
+
+class FolderName(RequestShape):
+    name: Text(allow_empty=False)
+
+
+class FolderAccess(RequestShape):
+    level: Literal[LEVELS] | None = None  # type: ignore[valid-type]
+    """The group's access to the folder: null (or none given) removes it."""

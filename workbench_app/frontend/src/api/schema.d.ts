@@ -2040,6 +2040,13 @@ export interface components {
             }[];
             limit?: number;
         };
+        ColumnMask: {
+            /** @enum {unknown} */
+            kind: "null" | "hash" | "partial" | "expression";
+            keep_first?: number;
+            keep_last?: number;
+            expression?: string;
+        };
         AssistantProvider: {
             enabled: boolean;
             /** @enum {unknown} */
@@ -2111,15 +2118,36 @@ export interface components {
         ConversationWithMessages: components["schemas"]["Conversation"] & {
             messages: components["schemas"]["AssistantMessage"][];
         };
+        AssistantToolRun: {
+            name: string;
+            artifact: components["schemas"]["AssistantArtifact"] | null;
+            /** @description run_sql and show_chart: the first 50 rows of the result, as the asker saw them. */
+            result?: {
+                columns: {
+                    name: string;
+                    type: string;
+                }[];
+                rows: unknown[][];
+                row_count: number;
+                truncated: boolean;
+                elapsed_ms?: number;
+            };
+            error?: {
+                code: string;
+                message: string;
+                details?: unknown;
+            };
+        };
+        AssistantNotice: {
+            code: string;
+            message: string;
+            details?: unknown;
+        };
         AssistantAnswer: {
             user_message: components["schemas"]["AssistantMessage"];
             message: components["schemas"]["AssistantMessage"];
-            tools: Record<string, never>[];
-            notices: {
-                code: string;
-                message: string;
-                details: unknown;
-            }[];
+            tools: components["schemas"]["AssistantToolRun"][];
+            notices: components["schemas"]["AssistantNotice"][];
         };
         ThemeSettings: {
             /** @enum {unknown} */
@@ -2285,6 +2313,34 @@ export interface components {
             embedding_secret: components["schemas"]["EmbeddingSecret"];
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
+        };
+        HomeItem: {
+            /** @enum {unknown} */
+            kind: "dashboard" | "question";
+            id: number;
+            name: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the person last opened or changed it (recent), or when it was pinned.
+             */
+            when: string;
+        };
+        NextStep: {
+            /** @enum {unknown} */
+            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
+            done: boolean;
+        };
+        Home: {
+            /** @description What the person opened or changed last in the web application, newest first. */
+            recent: components["schemas"]["HomeItem"][];
+            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
+            pinned: components["schemas"]["HomeItem"][];
+            can_pin: boolean;
+            /** @description An administrator's next steps of a new installation; null for others. */
+            next_steps: components["schemas"]["NextStep"][] | null;
+            /** @description The collector's pages as this machine reaches them (administrators). */
+            collector_url: string | null;
         };
         Dashboard: {
             dashboard_id: number;
@@ -2463,40 +2519,128 @@ export interface components {
             table: string;
             column: string;
         };
-        HomeItem: {
-            /** @enum {unknown} */
-            kind: "dashboard" | "question";
-            id: number;
+        /**
+         * @description A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
+         *     given, replace the layout whole.
+         */
+        DashboardChange: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            /** @description How long card results stay cached (300; 0: no cache). */
+            cache_ttl_seconds?: number;
+            /** @description Fill the result cache after each build of the views the cards read (false). */
+            warm_up?: boolean;
+            /** @description Reload the cards this often (null: never). */
+            auto_refresh_seconds?: number | null;
+            tabs?: {
+                [key: string]: unknown;
+            }[];
+            cards?: {
+                [key: string]: unknown;
+            }[];
+            filters?: {
+                [key: string]: unknown;
+            }[];
+        };
+        FolderAccess: {
+            /** @description The group's access to the folder: null (or none given) removes it. */
+            level?: ("view" | "edit") | null;
+        };
+        FolderName: {
             name: string;
-            description: string;
+        };
+        /** @description A change of a model: only the fields given change. */
+        ModelChange: {
+            name?: string;
+            /** @description One SELECT statement (a trailing semicolon is dropped). */
+            sql?: string;
+            description?: string;
+        };
+        NewDashboard: {
+            name: string;
+            description?: string;
+            folder_id?: number;
+            /** @description How long card results stay cached (300; 0: no cache). */
+            cache_ttl_seconds?: number;
+            /** @description Fill the result cache after each build of the views the cards read (false). */
+            warm_up?: boolean;
+            /** @description Reload the cards this often (null: never). */
+            auto_refresh_seconds?: number | null;
+            tabs?: {
+                [key: string]: unknown;
+            }[];
+            cards?: {
+                [key: string]: unknown;
+            }[];
+            filters?: {
+                [key: string]: unknown;
+            }[];
+        };
+        NewFolder: {
+            name: string;
+            /** @description The parent folder; left out, a shared top-level folder (administrators only). */
+            parent_id?: number;
+        };
+        NewGroup: {
+            name: string;
+            /** @default  */
+            description?: string;
+        };
+        NewMetric: {
+            model_id: number;
+            name: string;
+            /** @enum {string} */
+            aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            /** @description The model's column it aggregates (none for a count of rows). */
+            column?: string;
             /**
-             * Format: date-time
-             * @description When the person last opened or changed it (recent), or when it was pinned.
+             * @description The model's columns it may be grouped by.
+             * @default []
              */
-            when: string;
+            dimensions?: string[];
+            /** @default  */
+            description?: string;
         };
-        NextStep: {
-            /** @enum {unknown} */
-            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
-            done: boolean;
+        NewModel: {
+            name: string;
+            /** @description One SELECT statement (a trailing semicolon is dropped). */
+            sql: string;
+            /** @default  */
+            description?: string;
+            /** @description The folder (the creator's personal folder when left out). */
+            folder_id?: number;
         };
-        Home: {
-            /** @description What the person opened or changed last in the web application, newest first. */
-            recent: components["schemas"]["HomeItem"][];
-            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
-            pinned: components["schemas"]["HomeItem"][];
-            can_pin: boolean;
-            /** @description An administrator's next steps of a new installation; null for others. */
-            next_steps: components["schemas"]["NextStep"][] | null;
-            /** @description The collector's pages as this machine reaches them (administrators). */
-            collector_url: string | null;
+        NewQuestion: {
+            name: string;
+            description?: string;
+            folder_id?: number;
+            /** @enum {string} */
+            kind?: "sql" | "builder";
+            sql?: string;
+            variables?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            builder?: components["schemas"]["BuilderDefinition"];
+            visualization?: {
+                [key: string]: unknown;
+            };
         };
-        ColumnMask: {
-            /** @enum {unknown} */
-            kind: "null" | "hash" | "partial" | "expression";
-            keep_first?: number;
-            keep_last?: number;
-            expression?: string;
+        /** @description A change of a question: only the fields given change. */
+        QuestionChange: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            /** @enum {string} */
+            kind?: "sql" | "builder";
+            sql?: string;
+            variables?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            builder?: components["schemas"]["BuilderDefinition"];
+            visualization?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -4733,10 +4877,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                };
+                "application/json": components["schemas"]["NewGroup"];
             };
         };
         responses: {
@@ -7757,10 +7898,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    parent_id?: number;
-                };
+                "application/json": components["schemas"]["NewFolder"];
             };
         };
         responses: {
@@ -8026,9 +8164,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["FolderName"];
             };
         };
         responses: {
@@ -8127,10 +8263,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    level?: "view" | "edit" | null;
-                };
+                "application/json": components["schemas"]["FolderAccess"];
             };
         };
         responses: {
@@ -8314,21 +8447,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    folder_id?: number;
-                    /** @enum {unknown} */
-                    kind?: "sql" | "builder";
-                    sql?: string;
-                    variables?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    builder?: components["schemas"]["BuilderDefinition"];
-                    visualization?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["NewQuestion"];
             };
         };
         responses: {
@@ -8594,21 +8713,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    folder_id?: number;
-                    /** @enum {unknown} */
-                    kind?: "sql" | "builder";
-                    sql?: string;
-                    variables?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    builder?: components["schemas"]["BuilderDefinition"];
-                    visualization?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["QuestionChange"];
             };
         };
         responses: {
@@ -9078,12 +9183,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    sql: string;
-                    description?: string;
-                    folder_id?: number;
-                };
+                "application/json": components["schemas"]["NewModel"];
             };
         };
         responses: {
@@ -9349,11 +9449,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    sql?: string;
-                    description?: string;
-                };
+                "application/json": components["schemas"]["ModelChange"];
             };
         };
         responses: {
@@ -9532,15 +9628,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    model_id: number;
-                    name: string;
-                    /** @enum {unknown} */
-                    aggregation: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
-                    column?: string;
-                    dimensions?: string[];
-                    description?: string;
-                };
+                "application/json": components["schemas"]["NewMetric"];
             };
         };
         responses: {
@@ -9988,25 +10076,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description?: string;
-                    folder_id?: number;
-                    auto_refresh_seconds?: number | null;
-                    /** @description How long card results stay cached (300; 0: no cache). */
-                    cache_ttl_seconds?: number;
-                    /** @description Fill the result cache after each build of the views the cards read (false). */
-                    warm_up?: boolean;
-                    tabs?: {
-                        [key: string]: unknown;
-                    }[];
-                    cards?: {
-                        [key: string]: unknown;
-                    }[];
-                    filters?: {
-                        [key: string]: unknown;
-                    }[];
-                };
+                "application/json": components["schemas"]["NewDashboard"];
             };
         };
         responses: {
@@ -10272,25 +10342,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    folder_id?: number;
-                    auto_refresh_seconds?: number | null;
-                    /** @description How long card results stay cached (300; 0: no cache). */
-                    cache_ttl_seconds?: number;
-                    /** @description Fill the result cache after each build of the views the cards read (false). */
-                    warm_up?: boolean;
-                    tabs?: {
-                        [key: string]: unknown;
-                    }[];
-                    cards?: {
-                        [key: string]: unknown;
-                    }[];
-                    filters?: {
-                        [key: string]: unknown;
-                    }[];
-                };
+                "application/json": components["schemas"]["DashboardChange"];
             };
         };
         responses: {

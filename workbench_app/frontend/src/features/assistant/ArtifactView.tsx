@@ -10,19 +10,19 @@ import { QUESTIONS_KEY } from "../browse/browseQueries";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { CHART_KINDS, type ChartKind, type ChartSpec } from "../charts/chartSpec";
-import { resultColumns, type Result } from "../results/types";
+import { resultColumns } from "../results/types";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import styles from "./AssistantPage.module.css";
 import { artifactRunQuery } from "./assistantQueries";
-import type { Artifact } from "./types";
+import type { Artifact, ShownResult } from "./types";
 
 function chartSpec(artifact: Artifact): ChartSpec {
   const kind = (CHART_KINDS as readonly string[]).includes(artifact.chart?.kind ?? "") ? artifact.chart!.kind as ChartKind : "bar";
   return { kind, x: artifact.chart?.x, y: artifact.chart?.y ?? [] };
 }
 
-function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: Result | undefined }) {
+function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: ShownResult | undefined }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [saving, setSaving] = useState(false);
@@ -35,7 +35,7 @@ function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: Result |
 
   async function save(name: string, folderId: number | undefined) {
     await data(api.POST("/questions", { body: { name, folder_id: folderId, kind: "sql", sql: artifact.sql,
-      visualization: spec as unknown as Record<string, unknown> } }));
+      visualization: { ...spec } } }));
     setSaving(false);
     setSaved(name);
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
@@ -60,7 +60,7 @@ function ChartArtifact({ artifact, live }: { artifact: Artifact; live?: Result |
   );
 }
 
-export function ArtifactView({ artifact, live }: { artifact: Artifact; live?: Result | undefined }) {
+export function ArtifactView({ artifact, live }: { artifact: Artifact; live?: ShownResult | undefined }) {
   const { t } = useTranslation();
   if (artifact.kind === "chart" && !artifact.error) return <ChartArtifact artifact={artifact} live={live} />;
   return (

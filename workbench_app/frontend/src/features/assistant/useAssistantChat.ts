@@ -5,7 +5,7 @@ import { useCallback, useState } from "react";
 import { api } from "../../api/client";
 import { ASSISTANT_KEY } from "./assistantQueries";
 import { readEvents } from "./serverEvents";
-import type { AssistantMessage, Notice, ToolRun } from "./types";
+import type { AnswerEvents, Notice, ToolRun } from "./types";
 
 export interface LiveAnswer {
   question: string;
@@ -33,15 +33,16 @@ export function useAssistantChat(conversationId: number) {
       });
       if (!body) throw new Error("no answer body");
       await readEvents(body as ReadableStream<Uint8Array>, ({ event, data }) => {
-        const payload = JSON.parse(data) as Record<string, unknown>;
+        // The stream is outside the typed client: each event's data is the document's shape for it.
+        const payload: unknown = JSON.parse(data);
         setLive((current) => {
           if (!current) return current;
           switch (event) {
-            case "delta": return { ...current, text: current.text + String(payload.text ?? "") };
-            case "tool": return { ...current, tools: [...current.tools, payload as unknown as ToolRun] };
-            case "notice": return { ...current, notices: [...current.notices, payload as unknown as Notice] };
-            case "error": return { ...current, failure: payload as unknown as Notice, finished: true };
-            case "done": return { ...current, text: (payload.message as AssistantMessage).content, finished: true };
+            case "delta": return { ...current, text: current.text + (payload as AnswerEvents["delta"]).text };
+            case "tool": return { ...current, tools: [...current.tools, payload as AnswerEvents["tool"]] };
+            case "notice": return { ...current, notices: [...current.notices, payload as AnswerEvents["notice"]] };
+            case "error": return { ...current, failure: payload as AnswerEvents["error"], finished: true };
+            case "done": return { ...current, text: (payload as AnswerEvents["done"]).message.content, finished: true };
             default: return current;
           }
         });

@@ -3,7 +3,7 @@
 // "undo the last change" is keeping the draft before it.
 import type { components } from "../../api/schema";
 
-// The saved dashboard's shapes come from the server's models (workbench_app/content/dashboard_shapes.py)
+// The saved dashboard's shapes come from the server's models (workbench_app/content/shapes.py)
 // through the OpenAPI document (`make api-types`).
 type Schemas = components["schemas"];
 export type Dashboard = Schemas["Dashboard"];

@@ -257,10 +257,13 @@ describe("method choice", () => {
       }
       throw new Error("not refused");
     };
-    const text = refusal(() => forecast(monthly(30), "month", "12" as unknown as Horizon));
+    // A caller in plain JavaScript may pass what the types forbid: the refusal says what it got.
+    // @ts-expect-error text where the horizon is a number
+    const text = refusal(() => forecast(monthly(30), "month", "12"));
     expect(text.message).toBe("The forecast horizon must be a number of periods (3, 6 or 12), not the text \"12\".");
     expect(text.message).not.toMatch(/not 12$/);
-    const missing = refusal(() => forecast(undefined as unknown as SeriesPoint[], "month", 12));
+    // @ts-expect-error no series at all
+    const missing = refusal(() => forecast(undefined, "month", 12));
     expect(missing).toBeInstanceOf(ForecastInputError);
     for (const [error, language, words] of [
       [text, "fr", "« 12 »"], [text, "es", "«12»"], [missing, "fr", "Aucune série"], [missing, "es", "No hay serie"],

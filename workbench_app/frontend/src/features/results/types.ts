@@ -4,6 +4,6 @@ import type { components } from "../../api/schema";
 export type Result = components["schemas"]["Result"];
 export type ResultColumn = { name: string; type: string };
 
-export function resultColumns(result: Result): ResultColumn[] {
+export function resultColumns(result: Pick<Result, "columns">): ResultColumn[] {
   return (result.columns ?? []).map((column) => ({ name: column.name ?? "", type: column.type ?? "" }));
 }

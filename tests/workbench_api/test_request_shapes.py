@@ -1,0 +1,124 @@
+"""Request bodies are validated by the models the OpenAPI document's request components come from
+(request_shapes.py and each area's shapes.py), and a refusal keeps the error shape, code, field and
+translated message of the hand-written checks it replaced."""
+from __future__ import annotations
+
+import pytest
+
+from tests.workbench_api.conftest import Api, ok
+from workbench_app.accounts.shapes import NewGroup
+from workbench_app.api import api_document
+from workbench_app.content.shapes import (DashboardChange, FolderAccess, FolderName, ModelChange, NewDashboard, NewFolder,
+                                          NewMetric, NewModel, NewQuestion, QuestionChange)
+from workbench_app.errors import WorkbenchError
+from workbench_app.request_shapes import validated
+
+MAX_ID = 2**63 - 1
+
+
+def _refusal(shape, body) -> tuple[int, str, str, dict]:
+    with pytest.raises(WorkbenchError) as caught:
+        validated(shape, body)
+    return caught.value.status, caught.value.code, caught.value.message, caught.value.details
+
+
+@pytest.mark.parametrize(("shape", "body", "message", "field"), [
+    (NewDashboard, {}, "name is required.", "name"),
+    (NewDashboard, {"name": "   "}, "name may not be empty.", "name"),
+    (NewDashboard, {"name": None}, "name may not be null.", "name"),
+    (NewDashboard, {"name": 5}, "name must be a string.", "name"),
+    (NewDashboard, {"name": "x" * 201}, "name must be at most 200 characters.", "name"),
+    (NewDashboard, {"name": "a\x00b"}, "name may not contain NUL characters or unpaired surrogates.", "name"),
+    (NewDashboard, {"name": "a", "folder_id": 0}, f"folder_id must be a whole number between 1 and {MAX_ID}.",
+     "folder_id"),
+    (NewDashboard, {"name": "a", "folder_id": "3"}, f"folder_id must be a whole number between 1 and {MAX_ID}.",
+     "folder_id"),
+    (NewDashboard, {"name": "a", "cache_ttl_seconds": True},
+     "cache_ttl_seconds must be a whole number between 0 and 86400.", "cache_ttl_seconds"),
+    (DashboardChange, {"auto_refresh_seconds": 5}, "auto_refresh_seconds must be a whole number between 10 and 86400.",
+     "auto_refresh_seconds"),
+    (DashboardChange, {"warm_up": "yes"}, "warm_up must be true or false.", "warm_up"),
+    (DashboardChange, {"cards": {}}, "cards must be a list.", "cards"),
+    (DashboardChange, {"description": None}, "description may not be null.", "description"),
+    (ModelChange, {"sql": ""}, "sql may not be empty.", "sql"),
+    (NewModel, {"name": "m"}, "sql is required.", "sql"),
+    (NewMetric, {"model_id": 1, "name": "1st", "aggregation": "sum"},
+     "name must be a name made of letters, digits and underscores.", "name"),
+    (NewMetric, {"model_id": 1, "name": "m", "aggregation": 3}, "aggregation must be a string.", "aggregation"),
+    (NewMetric, {"model_id": 1, "name": "m", "aggregation": "sum", "dimensions": ["a", ""]},
+     "dimensions must be a list of non-empty strings.", "dimensions"),
+    (NewMetric, {"model_id": 1, "name": "m", "aggregation": "sum", "dimensions": ["a"] * 21},
+     "dimensions must be a list of non-empty strings.", "dimensions"),
+    (NewGroup, {"name": "g", "description": "d" * 2001}, "description must be at most 2000 characters.", "description"),
+    (NewQuestion, {"name": "q", "kind": "chart"}, "kind must be one of sql, builder.", "kind"),
+    (QuestionChange, {"variables": ["since"]}, "variables must be a JSON object.", "variables"),
+    (QuestionChange, {"visualization": None}, "visualization may not be null.", "visualization"),
+    (QuestionChange, {"sql": "x" * 100_001}, "sql must be at most 100000 characters.", "sql"),
+    (NewFolder, {"name": "f", "parent_id": -1}, f"parent_id must be a whole number between 1 and {MAX_ID}.",
+     "parent_id"),
+    (FolderName, {}, "name is required.", "name"),
+    (FolderAccess, {"level": "own"}, "level must be one of view, edit.", "level"),
+])
+def test_a_broken_rule_is_refused_in_the_words_of_the_checks_it_replaced(shape, body, message, field):
+    status, code, told, details = _refusal(shape, body)
+    assert (status, code, told, details["field"]) == (400, "invalid_input", message, field)
+
+
+def test_the_first_broken_rule_in_field_order_is_told():
+    assert _refusal(NewDashboard, {"warm_up": 1, "folder_id": 0})[2] == "name is required."
+    assert _refusal(NewDashboard, {"name": "a", "warm_up": 1, "folder_id": 0})[3] == {"field": "folder_id"}
+
+
+def test_a_choice_names_its_allowed_values():
+    status, code, message, details = _refusal(NewMetric, {"model_id": 1, "name": "m", "aggregation": "median"})
+    assert message == "aggregation must be one of count, count_distinct, sum, avg, min, max."
+    assert details == {"field": "aggregation", "allowed": ["count", "count_distinct", "sum", "avg", "min", "max"]}
+
+
+def test_a_body_that_is_no_object_is_a_422_and_fields_given_are_kept_apart_from_defaults():
+    assert _refusal(DashboardChange, [])[:2] == (422, "invalid_body")
+    change = validated(DashboardChange, {"name": "n", "auto_refresh_seconds": None, "folder_id": 3.0, "other": 1})
+    assert change.given() == {"name": "n", "folder_id": 3, "auto_refresh_seconds": None}
+    assert validated(NewMetric, {"model_id": 2, "name": "m", "aggregation": "sum"}).dimensions == []
+    # A builder definition is checked by the builder, which names the part that is wrong; null included.
+    assert validated(QuestionChange, {"builder": None}).given() == {"builder": None}
+    assert validated(FolderAccess, {"level": None}).level is None
+
+
+def test_the_document_s_request_components_are_the_models():
+    document = api_document()
+    schemas = document["components"]["schemas"]
+    for path, method, shape in (("/dashboards", "post", NewDashboard), ("/dashboards/{dashboard_id}", "put",
+                                                                          DashboardChange),
+                                ("/models", "post", NewModel), ("/models/{model_id}", "patch", ModelChange),
+                                ("/metrics", "post", NewMetric), ("/groups", "post", NewGroup),
+                                ("/questions", "post", NewQuestion), ("/questions/{question_id}", "patch", QuestionChange),
+                                ("/folders", "post", NewFolder), ("/folders/{folder_id}", "patch", FolderName),
+                                ("/folders/{folder_id}/access/{group_id}", "put", FolderAccess)):
+        body = document["paths"][path][method]["requestBody"]
+        assert body["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{shape.__name__}"}
+        assert set(schemas[shape.__name__]["properties"]) == set(shape.model_fields)
+    assert schemas["NewDashboard"]["required"] == ["name"]
+    assert schemas["NewDashboard"]["properties"]["cache_ttl_seconds"] == {
+        "type": "integer", "minimum": 0, "maximum": 86400,
+        "description": "How long card results stay cached (300; 0: no cache)."}
+    assert schemas["NewMetric"]["properties"]["dimensions"]["maxItems"] == 20
+
+
+def test_the_routes_answer_the_refusal_translated(admin: Api):
+    ok(admin.patch("/me", {"locale": "fr"}))
+    refused = admin.post("/dashboards", {"name": "a", "auto_refresh_seconds": 5})
+    assert refused.status_code == 400
+    error = refused.get_json()["error"]
+    assert error["code"] == "invalid_input" and error["details"] == {"field": "auto_refresh_seconds"}
+    assert "auto_refresh_seconds" in error["message"] and "must be" not in error["message"]
+    ok(admin.patch("/me", {"locale": "en"}))
+    refused = admin.post("/groups", {"name": ""})
+    assert refused.get_json()["error"] == {"code": "invalid_input", "message": "name may not be empty.",
+                                           "details": {"field": "name"}}
+    model = ok(admin.post("/models", {"name": "Views", "sql": "SELECT 1 AS one;"}), 201)
+    assert model["sql"] == "SELECT 1 AS one" and model["description"] == ""
+    refused = admin.post("/metrics", {"model_id": model["model_id"], "name": "total", "aggregation": "median"})
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "aggregation"
+    metric = ok(admin.post("/metrics", {"model_id": model["model_id"], "name": "total", "aggregation": "count"}), 201)
+    assert metric["dimensions"] == [] and metric["column"] is None
