@@ -8,6 +8,7 @@
 // Forecast variances are analytic: Hyndman's class 1 (additive errors) and class 3
 // (multiplicative errors and season) formulas.
 
+import { fitLine } from "./linear";
 import { minimise } from "./nelderMead";
 
 export type Seasonality = "none" | "additive" | "multiplicative";
@@ -109,23 +110,6 @@ export function simpleInitialStates(y: readonly number[], seasonLength = 0): Ini
   return { level, trend: trend / m, seasonal: y.slice(0, m).map((v) => v - level) };
 }
 
-/** Least-squares line of `values` on their index: [intercept, slope]. */
-export function leastSquaresLine(values: readonly number[]): [number, number] {
-  const n = values.length;
-  if (n < 2) return [values[0] ?? 0, 0];
-  const meanIndex = (n - 1) / 2;
-  let meanValue = 0;
-  for (const v of values) meanValue += v / n;
-  let spread = 0;
-  let covariance = 0;
-  values.forEach((v, i) => {
-    spread += (i - meanIndex) ** 2;
-    covariance += (i - meanIndex) * (v - meanValue);
-  });
-  const slope = covariance / spread;
-  return [meanValue - slope * meanIndex, slope];
-}
-
 /** Fewest periods the trend's regression uses without a season (statsmodels' heuristic uses 10). */
 const HEURISTIC_POINTS = 10;
 /** Most seasons the seasonal decomposition of the first periods uses. */
@@ -169,7 +153,7 @@ export function heuristicInitialStates(y: readonly number[], seasonLength: numbe
   } else {
     adjusted = y.slice(0, Math.min(y.length, HEURISTIC_POINTS));
   }
-  const [intercept, slope] = leastSquaresLine(adjusted);
+  const { intercept, slope } = fitLine(adjusted);
   return { level: intercept - slope, trend: slope, seasonal };
 }
 
@@ -223,7 +207,7 @@ export function smooth(
     const e = y[t]! - prediction;
     if (residuals === undefined) fitted[t] = prediction;
     sse += e * e;
-    if (relative) {
+    if (relative || multiplicative) {
       const r = e / prediction;
       relativeSse += r * r;
       product *= Math.abs(prediction);
@@ -231,7 +215,7 @@ export function smooth(
         logPredictions += Math.log(product);
         product = 1;
       }
-      if (residuals !== undefined) residuals[t] = r;
+      if (residuals !== undefined) residuals[t] = relative ? r : e;
     } else if (residuals !== undefined) residuals[t] = e;
     if (multiplicative) {
       level = base + (alpha * e) / s;
@@ -249,7 +233,8 @@ export function smooth(
   // Rotate the seasonal terms so that the oldest (the next period's) comes first.
   const shift = m === 0 ? 0 : n % m;
   const seasonal = [...season.slice(shift), ...season.slice(0, shift)];
-  const variance = relative ? relativeSse / n : sse / n;
+  // A multiplicative season's interval (class 3) takes the relative errors' variance.
+  const variance = relative || multiplicative ? relativeSse / n : sse / n;
   const deviance = relative ? normalDeviance(relativeSse, n) + 2 * logPredictions : normalDeviance(sse, n);
   return {
     parameters,

@@ -172,7 +172,10 @@ export function candidateModels(y: readonly number[], m: number | undefined): Mo
       seasonLength: m ?? 0,
       seasonality,
       damped,
-      error: seasonality === "multiplicative" ? ("multiplicative" as const) : ("additive" as const),
+      // Least squares for every candidate, as statsmodels' Holt-Winters: its AICc compares them
+      // and its forecasts are the analyst's reference. A multiplicative season's interval still
+      // takes the relative errors' variance (see `predict`).
+      error: "additive" as const,
     })),
   );
 }
