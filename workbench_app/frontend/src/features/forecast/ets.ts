@@ -449,8 +449,9 @@ export function relativeForecastVariance(h: number, parameters: SmoothingParamet
   return total;
 }
 
-/** Point forecasts and the 80 % interval for the next `horizon` periods. */
-export function predict(fit: EtsFit, horizon: number): Prediction {
+/** Point forecasts and the 80 % interval for the next `horizon` periods; `quantile` is the
+ * interval's half-width in standard deviations (the normal's, as statsmodels, by default). */
+export function predict(fit: EtsFit, horizon: number, quantile = Z_80): Prediction {
   const { level, trend, seasonal } = fit.final;
   const m = fit.seasonLength;
   const { level: alpha, trend: beta, seasonal: gamma } = fit.parameters;
@@ -481,7 +482,7 @@ export function predict(fit: EtsFit, horizon: number): Prediction {
       value = base + (m === 0 ? 0 : seasonal[(h - 1) % m]!);
       variance = fit.mse * relativeForecastVariance(h, fit.parameters, m);
     }
-    const half = Z_80 * Math.sqrt(variance);
+    const half = quantile * Math.sqrt(variance);
     mean.push(value);
     lower.push(value - half);
     upper.push(value + half);
