@@ -299,15 +299,15 @@ def families() -> list[dict]:
         return base + rng.uniform(60, 140) * shape + 5 * rng.normal(0, 1, n) + 5
 
     return [
-        family("daily_additive", "day", "2025-01-06", daily_additive, [28, 42, 56, 84, 120, 180, 270, 365],
+        family("daily_additive", "day", "2025-01-06", daily_additive, [28, 35, 42, 56, 70, 84, 120, 150, 180, 270, 365, 500],
                ("add", True), "days with a weekly additive season, a trend and a random walk"),
-        family("quarterly", "quarter", "2015-01-01", quarterly, [8, 10, 12, 16, 20, 24, 32, 40],
+        family("quarterly", "quarter", "2015-01-01", quarterly, [8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 36, 40],
                ("add", False), "quarters with an additive yearly season"),
-        family("monthly_multiplicative", "month", "2016-01-01", monthly_multiplicative, [24, 30, 36, 48, 60, 72, 84, 96],
+        family("monthly_multiplicative", "month", "2016-01-01", monthly_multiplicative, [24, 27, 30, 36, 42, 48, 54, 60, 72, 84, 96, 120],
                ("mul", True), "months whose season grows with the level, multiplicative noise"),
-        family("short_weekly", "week", "2025-01-06", short_weekly, [8, 9, 10, 12, 14, 16, 19, 23],
+        family("short_weekly", "week", "2025-01-06", short_weekly, [8, 9, 10, 11, 12, 13, 14, 16, 18, 19, 21, 23],
                (None, True), "8 to 23 weeks: no season, a trend"),
-        family("hourly", "hour", "2025-03-03", hourly, [48, 72, 168, 336, 504, 720, 1000, 1500],
+        family("hourly", "hour", "2025-03-03", hourly, [48, 60, 72, 96, 168, 240, 336, 504, 720, 1000, 1500, 1988],
                ("add", True), "hours with a daily cycle (a day of 24 hours)"),
     ]
 

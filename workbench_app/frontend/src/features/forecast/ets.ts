@@ -389,21 +389,23 @@ const THOROUGH_PERIODS = 300;
  * "estimated" initialisation does, so that the first seasons' noise does not stay in the season.
  */
 export function fitModel(y: readonly number[], spec: ModelSpec): EtsFit {
-  // Short series are cheap: more alternations and a tighter simplex; long ones keep the budget.
+  // Short series are cheap: more alternations, a tighter simplex, and a second start from a grid
+  // (the smoothing and the states can trade places: from the usual start the alternation may
+  // settle on states that explain everything and no smoothing, a worse fit); long ones keep the
+  // browser's budget.
   const thorough = y.length <= THOROUGH_PERIODS;
   const rounds = thorough ? 4 : 2;
   const tolerances = thorough ? { tolerance: 1e-10, pointTolerance: 1e-5 } : { tolerance: 1e-8, pointTolerance: 1e-3 };
   const m = spec.seasonality === "none" ? 0 : spec.seasonLength;
   const seasonal = m > 0;
-  let initial = heuristicInitialStates(y, m, spec.seasonality);
   const smoothingCount = seasonal ? 3 : 2;
   const lower = new Array<number>(smoothingCount).fill(LOWER);
   const upper = new Array<number>(smoothingCount).fill(UPPER);
-  let x = START.slice(0, smoothingCount);
+  const first = START.slice(0, smoothingCount);
   if (spec.damped) {
     lower.push(DAMPING_BOUNDS[0]);
     upper.push(DAMPING_BOUNDS[1]);
-    x.push(DAMPING_BOUNDS[1]);
+    first.push(DAMPING_BOUNDS[1]);
   }
   const decode = (v: readonly number[]): SmoothingParameters => {
     const parameters = fromStarred(v, seasonal);
@@ -411,19 +413,42 @@ export function fitModel(y: readonly number[], spec: ModelSpec): EtsFit {
     return parameters;
   };
   const scratch = new Float64Array(y.length);
-  let value = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < rounds; round += 1) {
-    const states = initial;
-    const objective = (v: number[]) => smooth(y, decode(v), states, spec, scratch).deviance;
-    const found = minimise(objective, x, { lower, upper, ...tolerances });
-    x = found.x;
-    initial = refineStates(y, decode(x), initial, spec);
-    const refined = smooth(y, decode(x), initial, spec, scratch).deviance;
-    const settled = value - refined < 1e-6 * Math.max(1, Math.abs(refined));
-    value = refined;
-    if (settled) break;
+  const heuristic = heuristicInitialStates(y, m, spec.seasonality);
+  const starts = [{ x: first, initial: heuristic }];
+  if (thorough) {
+    // As statsmodels' brute start, in small: a coarse grid of smoothing parameters, each with its
+    // least-squares initial states.
+    let grid: { x: number[]; initial: InitialStates; value: number } | undefined;
+    for (const alpha of [0.05, 0.2, 0.4, 0.7]) {
+      for (const betaStar of [0.01, 0.3, 0.9]) {
+        for (const gammaStar of seasonal ? [0.01, 0.3] : [0]) {
+          const x = seasonal ? [alpha, betaStar, gammaStar] : [alpha, betaStar];
+          if (spec.damped) x.push(DAMPING_BOUNDS[1]);
+          const initial = refineStates(y, decode(x), heuristic, spec);
+          const value = smooth(y, decode(x), initial, spec, scratch).deviance;
+          if (grid === undefined || value < grid.value) grid = { x, initial, value };
+        }
+      }
+    }
+    starts.push(grid!);
   }
-  return smooth(y, decode(x), initial, spec);
+  let best: { x: number[]; initial: InitialStates; value: number } | undefined;
+  for (const start of starts) {
+    let { x, initial } = start;
+    let value = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < rounds; round += 1) {
+      const states = initial;
+      const objective = (v: number[]) => smooth(y, decode(v), states, spec, scratch).deviance;
+      x = minimise(objective, x, { lower, upper, ...tolerances }).x;
+      initial = refineStates(y, decode(x), initial, spec);
+      const refined = smooth(y, decode(x), initial, spec, scratch).deviance;
+      const settled = value - refined < 1e-6 * Math.max(1, Math.abs(refined));
+      value = refined;
+      if (settled) break;
+    }
+    if (best === undefined || value < best.value) best = { x, initial, value };
+  }
+  return smooth(y, decode(best!.x), best!.initial, spec);
 }
 
 /** The damped trend's cumulative factor phi + phi^2 + ... + phi^h (h when undamped). */

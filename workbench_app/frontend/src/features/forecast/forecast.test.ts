@@ -465,7 +465,7 @@ describe("accuracy on held-out periods against statsmodels as an analyst uses it
         `80 % band covers ${((100 * inside) / count).toFixed(0)} %`,
     );
     expect(ratio).toBeLessThanOrEqual(TOLERANCE);
-    // 96 held-out periods a family, correlated along each tail: a loose bracket around 80 %.
+    // 144 held-out periods a family, correlated along each tail: a loose bracket around 80 %.
     expect(inside / count).toBeGreaterThanOrEqual(0.65);
     expect(inside / count).toBeLessThanOrEqual(0.95);
   });
