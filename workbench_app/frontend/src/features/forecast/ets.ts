@@ -3,10 +3,12 @@
 // one or a multiplicative one. Two ways to fit:
 // - `fitEts`: statsmodels' "simple" initial states and least squares of the one-step errors (the
 //   reference the fixtures check the recursions against);
-// - `fitModel`: initial states from a regression over the first seasons, refined with the
-//   smoothing parameters by maximum likelihood, and the model's AICc so that candidates compare.
-// Forecast variances are analytic: Hyndman's class 1 (additive errors) and class 3
-// (multiplicative errors and season) formulas.
+// - `fitModel`: initial states from a regression over the first seasons, then estimated with the
+//   smoothing parameters by maximum likelihood (least squares for additive errors), alternately
+//   by Gauss-Newton steps and a bounded simplex; its deviance and parameter count give the AICc
+//   that compares the candidates.
+// Forecast variances are analytic: Hyndman's class 1 (additive errors) and class 3 (a
+// multiplicative season, relative errors) formulas.
 
 import { fitLine } from "./linear";
 import { minimise } from "./nelderMead";
