@@ -1,7 +1,7 @@
 """Reference forecasts for the browser's forecast module, computed by statsmodels.
 
-Writes ``src/features/forecast/fixtures/*.json``, which ``forecast.test.ts`` compares with the
-TypeScript implementation. CI never runs this script: it tests against the committed files.
+Writes ``src/features/forecast/fixtures/*.json`` and ``fixtures/families/*.json``, which
+``forecast.test.ts`` compares with the TypeScript implementation. CI never runs this script: it tests against the committed files.
 statsmodels is not a dependency of the project; to regenerate, install it into the venv by hand:
 
     .venv/bin/pip install statsmodels
@@ -12,6 +12,16 @@ trend), both with statsmodels' "simple" initial states passed as known states, a
 on the period index. Each ETS series is recorded twice: with fixed smoothing parameters (the
 recursions and the interval must agree to rounding) and with parameters fitted by statsmodels
 (maximum likelihood, which for additive errors is least squares of the one-step errors).
+
+The families (daily additive, quarterly, monthly multiplicative, short weekly, hourly) are new
+series, several per family, each with its last 12 periods held out. For each series the file
+records statsmodels as an analyst uses it: ``ExponentialSmoothing`` with an additive trend, damped
+or not, and an additive or (positive series) multiplicative season of the bucket's length (no
+season below two seasons), initial states estimated, the model with the lowest AICc kept; its
+forecast of the held-out periods is what the module's accuracy is compared with. The family's
+longest series also records ETSModel's answers for the family's model with fixed parameters and the
+heuristic initial states (the recursions and the interval must agree; a multiplicative model's
+interval is simulated by statsmodels, so it agrees only to the simulation's precision).
 """
 
 from __future__ import annotations
@@ -26,7 +36,8 @@ import pandas as pd
 import statsmodels
 import statsmodels.api as sm
 from statsmodels.tsa.exponential_smoothing.ets import ETSModel
-from statsmodels.tsa.exponential_smoothing.initialization import _initialization_simple
+from statsmodels.tsa.exponential_smoothing.initialization import _initialization_heuristic, _initialization_simple
+from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
 FIXTURES = Path(__file__).resolve().parent.parent / "src" / "features" / "forecast" / "fixtures"
 HORIZON = 12
@@ -167,13 +178,153 @@ def fixtures() -> list[dict]:
     ]
 
 
+HELD_OUT = 12
+SEASON = {"month": 12, "quarter": 4, "day": 7, "hour": 24}
+
+
+def analyst_forecast(values: np.ndarray, season: int | None) -> dict:
+    """statsmodels' Holt-Winters as an analyst uses it: the lowest AICc among the candidates."""
+    seasonals = [None] if not season else (["add", "mul"] if values.min() > 0 else ["add"])
+    best = None
+    for seasonal in seasonals:
+        for damped in (False, True):
+            model = ExponentialSmoothing(
+                values, trend="add", damped_trend=damped, seasonal=seasonal,
+                seasonal_periods=season if seasonal else None, initialization_method="estimated",
+            )
+            result = model.fit()
+            if best is None or result.aicc < best[0].aicc:
+                best = (result, seasonal, damped)
+    result, seasonal, damped = best
+    return {
+        "model": f"trend add{' damped' if damped else ''}, season {seasonal or 'none'}",
+        "aicc": float(result.aicc) if np.isfinite(result.aicc) else None,  # infinite below k + 3 periods
+        "mean": [float(v) for v in result.forecast(HELD_OUT)],
+    }
+
+
+def same_model(values: np.ndarray, season: int | None, seasonal: str | None, damped: bool) -> dict:
+    """ETSModel with the family's model, fixed parameters and statsmodels' heuristic initial states."""
+    error = "mul" if seasonal == "mul" else "add"
+    level, trend, seasonal_states = _initialization_heuristic(values, trend="add", seasonal=seasonal, seasonal_periods=season)
+    initial = {"initial_level": float(level), "initial_trend": float(trend)}
+    if seasonal:
+        initial["initial_seasonal"] = [float(s) for s in seasonal_states]
+    params = {"smoothing_level": 0.3, "smoothing_trend": 0.05}
+    if seasonal:
+        params["smoothing_seasonal"] = 0.2
+    if damped:
+        params["damping_trend"] = 0.9
+    model = ETSModel(
+        pd.Series(values), error=error, trend="add", damped_trend=damped, seasonal=seasonal,
+        seasonal_periods=season if seasonal else None, initialization_method="known", **initial,
+    )
+    with model.fix_params(params):
+        result = model.fit(disp=False)
+    start, end = len(values), len(values) + HELD_OUT - 1
+    if error == "mul":
+        prediction = result.get_prediction(start=start, end=end, method="simulated", simulate_repetitions=20000, rng=np.random.default_rng(7))
+    else:
+        prediction = result.get_prediction(start=start, end=end)
+    frame = prediction.summary_frame(alpha=ALPHA)
+    return {
+        "spec": {"seasonality": {"add": "additive", "mul": "multiplicative", None: "none"}[seasonal], "damped": damped,
+                 "error": "multiplicative" if error == "mul" else "additive"},
+        "initial": initial,
+        "params": params,
+        "fitted": [float(v) for v in result.fittedvalues],
+        "mean": [float(v) for v in frame["mean"]],
+        "lower": [float(v) for v in frame["pi_lower"]],
+        "upper": [float(v) for v in frame["pi_upper"]],
+        "simulated": error == "mul",
+    }
+
+
+def family(name: str, bucket: str, start: str, generate, lengths: list[int], model: tuple[str | None, bool], note: str) -> dict:
+    """Series of one family, each with its last HELD_OUT periods held out, and statsmodels' answers."""
+    season = SEASON.get(bucket)
+    entries = []
+    for i, length in enumerate(lengths):
+        values = generate(length + HELD_OUT, np.random.default_rng(1000 * len(name) + i))
+        stamps = pd.date_range(start, periods=length + HELD_OUT, freq=FREQ[bucket])
+        train = values[:length]
+        usable = season if season and length >= 2 * season else None
+        entries.append({
+            "points": [{"t": epoch_ms(stamp), "value": float(v)} for stamp, v in zip(stamps[:length], train)],
+            "filled": [float(v) for v in train],
+            "future": [epoch_ms(stamp) for stamp in stamps[length:]],
+            "held_out": [float(v) for v in values[length:]],
+            "statsmodels": analyst_forecast(train, usable),
+        })
+        print(f"{name} {length}: {entries[-1]['statsmodels']['model']}")
+    longest = np.asarray(entries[-1]["filled"])
+    seasonal, damped = model
+    return {
+        "name": name,
+        "note": note,
+        "bucket": bucket,
+        "season": season if seasonal else None,
+        "same_model": same_model(longest, season if seasonal else None, seasonal, damped),
+        "series": entries,
+    }
+
+
+def families() -> list[dict]:
+    def daily_additive(n, rng):
+        t = np.arange(n)
+        week = np.array([30, 25, 20, 22, 10, -45, -62]) * rng.uniform(0.6, 1.4)
+        walk = np.cumsum(rng.normal(0, 2, n))
+        return 600 + rng.uniform(-1, 2) * t + walk + week[t % 7] + 12 * rng.normal(0, 1, n)
+
+    def quarterly(n, rng):
+        t = np.arange(n)
+        pattern = np.array([-30, 10, 45, -25]) * rng.uniform(0.5, 1.5)
+        return 400 + rng.uniform(0, 8) * t + pattern[t % 4] + 8 * rng.normal(0, 1, n) + np.cumsum(rng.normal(0, 3, n))
+
+    def monthly_multiplicative(n, rng):
+        t = np.arange(n)
+        amplitude = rng.uniform(0.2, 0.45)
+        season = 1 + amplitude * np.sin(2 * np.pi * (t % 12) / 12 + rng.uniform(0, 2 * np.pi))
+        level = 200 * np.exp(rng.uniform(0.01, 0.03) * t + np.cumsum(rng.normal(0, 0.01, n)))
+        return level * season * (1 + 0.04 * rng.normal(0, 1, n))
+
+    def short_weekly(n, rng):
+        t = np.arange(n)
+        return 120 + rng.uniform(-2, 5) * t + 6 * rng.normal(0, 1, n) + np.cumsum(rng.normal(0, 1.5, n))
+
+    def hourly(n, rng):
+        t = np.arange(n)
+        shape = np.maximum(0, np.sin(np.pi * ((t % 24) - 6) / 16)) * ((t % 24 >= 6) & (t % 24 < 22))
+        base = 50 + rng.uniform(0, 0.02) * t + np.cumsum(rng.normal(0, 0.3, n))
+        return base + rng.uniform(60, 140) * shape + 5 * rng.normal(0, 1, n) + 5
+
+    return [
+        family("daily_additive", "day", "2025-01-06", daily_additive, [28, 35, 42, 56, 70, 84, 120, 150, 180, 270, 365, 500],
+               ("add", True), "days with a weekly additive season, a trend and a random walk"),
+        family("quarterly", "quarter", "2015-01-01", quarterly, [8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 36, 40],
+               ("add", False), "quarters with an additive yearly season"),
+        family("monthly_multiplicative", "month", "2016-01-01", monthly_multiplicative, [24, 27, 30, 36, 42, 48, 54, 60, 72, 84, 96, 120],
+               ("mul", True), "months whose season grows with the level, multiplicative noise"),
+        family("short_weekly", "week", "2025-01-06", short_weekly, [8, 9, 10, 11, 12, 13, 14, 16, 18, 19, 21, 23],
+               (None, True), "8 to 23 weeks: no season, a trend"),
+        family("hourly", "hour", "2025-03-03", hourly, [48, 60, 72, 96, 168, 240, 336, 504, 720, 1000, 1500, 1988],
+               ("add", True), "hours with a daily cycle (a day of 24 hours)"),
+    ]
+
+
 def main() -> None:
     FIXTURES.mkdir(parents=True, exist_ok=True)
+    (FIXTURES / "families").mkdir(exist_ok=True)
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     for fixture in fixtures():
         fixture["source"] = f"statsmodels {statsmodels.__version__}, {made}, scripts/make_forecast_fixtures.py"
         path = FIXTURES / f"{fixture['name']}.json"
         path.write_text(json.dumps(fixture, indent=1) + "\n")
+        print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+    for fixture in families():
+        fixture["source"] = f"statsmodels {statsmodels.__version__}, {made}, scripts/make_forecast_fixtures.py"
+        path = FIXTURES / "families" / f"{fixture['name']}.json"
+        path.write_text(json.dumps(fixture) + "\n")
         print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
 
 

@@ -46,7 +46,8 @@ export function periodGrid(bucket: Bucket, origin: number): PeriodGrid {
   };
 }
 
-/** Periods per season for the buckets that get a seasonal model (the spec's three). */
+/** Periods per season for the buckets that get a seasonal model: a year of months or quarters, a
+ * week of days, a day of hours. */
 export function seasonLength(bucket: Bucket): number | undefined {
-  return { month: 12, quarter: 4, day: 7 }[bucket as "month" | "quarter" | "day"];
+  return { month: 12, quarter: 4, day: 7, hour: 24 }[bucket as "month" | "quarter" | "day" | "hour"];
 }
