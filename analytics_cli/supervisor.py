@@ -29,7 +29,7 @@ import requests
 
 from analytics_cli import component_logs, spark_cluster
 from pipelines.database import bootstrap, connection, embedded
-from pipelines.dbt_environment import dbt_environment, manifest_path
+from pipelines.dbt_environment import dbt_environment, manifest_path, spark_dbt_environment
 from pipelines.inbound import sources
 from pipelines.settings import Settings
 
@@ -153,6 +153,8 @@ def follower_children(settings: Settings, database_url: str) -> list[Child]:
 def child_environment(settings: Settings, urls: bootstrap.DatabaseUrls) -> dict[str, str]:
     env = dict(os.environ)
     env.update(dbt_environment(urls.analytics))
+    if settings.engine == "spark":
+        env.update(spark_dbt_environment(settings))
     env.update({
         "ANALYTICS_HOME": str(settings.home),
         "ANALYTICS_DATABASE_URL": urls.analytics,
