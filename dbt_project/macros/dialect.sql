@@ -74,20 +74,37 @@
     get_json_object({{ column }}, '$.{{ key }}')
 {%- endmacro %}
 
-{#- A key of a JSON object column as a number when it is a JSON number, else null. -#}
+{#- A key of a JSON object column as a number when it is a JSON number, else null: whether it is
+    one (json_is_number), and its value read as a number when it is (json_number_value). -#}
 {% macro json_number(column, key) -%}
-    {{ return(adapter.dispatch('json_number')(column, key)) }}
+    case when {{ json_is_number(column, key) }} then {{ json_number_value(column, key) }} end
 {%- endmacro %}
 
-{% macro postgres__json_number(column, key) -%}
-    case when jsonb_typeof({{ column }} -> '{{ key }}') = 'number' then ({{ column }} ->> '{{ key }}')::numeric end
+{% macro json_is_number(column, key) -%}
+    {{ return(adapter.dispatch('json_is_number')(column, key)) }}
 {%- endmacro %}
 
-{#- Spark's VARIANT says what a JSON value is; PostgreSQL's unbounded numeric becomes a decimal with
-    18 decimal places (money and counts fit). -#}
-{% macro spark__json_number(column, key) -%}
-    case when schema_of_variant(variant_get(parse_json({{ column }}), '$.{{ key }}')) rlike '^(BIGINT|DOUBLE|DECIMAL)'
-         then cast(get_json_object({{ column }}, '$.{{ key }}') as decimal(38, 18)) end
+{% macro postgres__json_is_number(column, key) -%}
+    jsonb_typeof({{ column }} -> '{{ key }}') = 'number'
+{%- endmacro %}
+
+{#- Spark's VARIANT says what a JSON value is. -#}
+{% macro spark__json_is_number(column, key) -%}
+    coalesce(schema_of_variant(variant_get(parse_json({{ column }}), '$.{{ key }}')) rlike '^(BIGINT|DOUBLE|DECIMAL)', false)
+{%- endmacro %}
+
+{% macro json_number_value(column, key) -%}
+    {{ return(adapter.dispatch('json_number_value')(column, key)) }}
+{%- endmacro %}
+
+{% macro postgres__json_number_value(column, key) -%}
+    ({{ column }} ->> '{{ key }}')::numeric
+{%- endmacro %}
+
+{#- PostgreSQL's unbounded numeric becomes a decimal with 18 decimal places (money, counts and
+    percentages fit). -#}
+{% macro spark__json_number_value(column, key) -%}
+    cast(get_json_object({{ column }}, '$.{{ key }}') as decimal(38, 18))
 {%- endmacro %}
 
 {#- Whole seconds between two timestamps (rounded, as PostgreSQL casts a numeric to an integer). -#}

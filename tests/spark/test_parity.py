@@ -32,6 +32,8 @@ pytestmark = pytest.mark.slow
 MODELS = {
     "intermediate.int_events_sessionized": "event_id",
     "intermediate.int_visits": "visit_id",
+    "marts.fct_events": "event_id",
+    "marts.fct_scroll_depth": "site_id, page_id",
 }
 # Columns that say when a row was built, not what it holds.
 BUILD_TIME = {"built_at"}
@@ -53,7 +55,7 @@ def spark_build(built_database, spark_cluster_running, tmp_path_factory):  # noq
     env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
     target = tmp_path_factory.mktemp("dbt-spark-target")
     selected = [name.split(".")[1] for name in MODELS] + ["stg_raw__events", "int_events_sessionized_shard_0",
-                                                          "int_events_sessionized_shard_1"]
+                                                          "int_events_sessionized_shard_1", "int_events_sessionized"]
     done = subprocess.run([dbt_executable(), "run", "--select", *selected, "--target-path", str(target),
                            "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
                           env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=600)
