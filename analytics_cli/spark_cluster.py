@@ -17,7 +17,9 @@ import re
 import shutil
 import socket
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import click
 import requests
@@ -168,37 +170,47 @@ def thrift_server_conf(settings: Settings) -> list[str]:
     return options
 
 
-def spark_children(settings: Settings) -> list:
-    """The cluster's children of `analytics up`: master (unless remote), workers, Thrift server."""
-    from analytics_cli.supervisor import Child
+@dataclass(frozen=True)
+class SparkProcess:
+    """One process of the cluster, as `analytics up` supervises it (analytics_cli/supervisor.py's Child)."""
 
+    name: str
+    argv: list[str]
+    url: str | None
+    ready: Callable[[], bool]
+    detail: str
+    port_variable: str | None = None
+
+
+def spark_children(settings: Settings) -> list[SparkProcess]:
+    """The cluster's processes: master (unless remote), workers, Thrift server."""
     home = spark_home()
     spark_class, spark_submit = str(home / "bin" / "spark-class"), str(home / "bin" / "spark-submit")
     host, master = settings.bind_host, settings.spark_master
     children = []
     if settings.spark_master_url is None:
-        children.append(Child(
+        children.append(SparkProcess(
             "spark-master",
             [spark_class, "org.apache.spark.deploy.master.Master", "--host", host,
              "--port", str(settings.spark_master_port), "--webui-port", str(settings.spark_master_ui_port)],
-            master, None, port_variable="ANALYTICS_SPARK_MASTER_PORT",
+            master, port_variable="ANALYTICS_SPARK_MASTER_PORT",
             ready=lambda: port_answers(host, settings.spark_master_port),
             detail=f"{master} (status {master_ui_url(settings)})"))
     for number in range(settings.spark_workers):
-        children.append(Child(
+        children.append(SparkProcess(
             f"spark-worker-{number + 1}",
             [spark_class, "org.apache.spark.deploy.worker.Worker", master, "--host", host,
              "--cores", str(settings.spark_worker_cores), "--memory", settings.spark_worker_memory,
              "--webui-port", "0", "--work-dir", str(settings.spark_dir / "work")],
-            None, None,
+            None,
             # Workers are alike: the n-th is ready when the master counts n of them.
             ready=lambda count=number + 1: alive_workers(settings) >= count,
             detail=f"{settings.spark_worker_cores} core, {settings.spark_worker_memory}, joined {master}"))
-    children.append(Child(
+    children.append(SparkProcess(
         "spark-thrift",
         [spark_submit, "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
          "--name", "analytics-thrift-server", "--master", master, *thrift_server_conf(settings), "spark-internal"],
-        f"jdbc:hive2://{host}:{settings.spark_thrift_port}", None, port_variable="ANALYTICS_SPARK_THRIFT_PORT",
+        f"jdbc:hive2://{host}:{settings.spark_thrift_port}", port_variable="ANALYTICS_SPARK_THRIFT_PORT",
         ready=lambda: port_answers(host, settings.spark_thrift_port),
         detail=f"jdbc:hive2://{host}:{settings.spark_thrift_port} (dbt target spark)"))
     return children

@@ -140,6 +140,12 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     return children
 
 
+def spark_children(settings: Settings) -> list[Child]:
+    """The Spark engine's master, workers and Thrift server (analytics_cli/spark_cluster.py)."""
+    return [Child(process.name, process.argv, process.url, None, port_variable=process.port_variable,
+                  ready=process.ready, detail=process.detail) for process in spark_cluster.spark_children(settings)]
+
+
 def follower_children(settings: Settings, database_url: str) -> list[Child]:
     """The `analytics follow` child of `analytics up`, when followers are configured."""
     try:
@@ -257,7 +263,7 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
 
     spark = settings.engine == "spark"
     # Before anything starts: a machine without Java (or pyspark) is told at once what to install.
-    children = (spark_cluster.spark_children(settings) if spark else []) + build_children(settings, with_dagster)
+    children = (spark_children(settings) if spark else []) + build_children(settings, with_dagster)
     if spark:
         spark_cluster.java_executable()
     check_ports(settings, children)

@@ -1,44 +1,61 @@
 """One Spark standalone cluster for the whole test session (master, 2 workers, Thrift server on
-free ports), started with the same children `analytics up` starts, and stopped at the end."""
+free ports), started by `analytics up --no-dagster` with ANALYTICS_ENGINE=spark on a fresh home as
+a person starts it, and stopped with Ctrl-C at the end."""
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from analytics_cli import spark_cluster
-from analytics_cli.supervisor import stop_children, wait_until_ready
 from pipelines.settings import Settings
-from tests.conftest import TEST_SECRET, free_port
+from tests.conftest import REPO_ROOT, free_port
 
-READY_SECONDS = 120
+ANALYTICS = str(Path(sys.executable).parent / "analytics")
+READY_SECONDS = 180
+SPARK_COMPONENTS = ("spark-master", "spark-worker-1", "spark-worker-2", "spark-thrift")
 
 
 @pytest.fixture(scope="session")
 def spark_cluster_running():
-    """The running cluster: its settings, children, environment and start time in seconds."""
+    """The running cluster: its settings, what `up` printed, and its start time in seconds."""
     root = Path(tempfile.mkdtemp(prefix="analytics-spark-"))
-    settings = Settings(home=root / "home", server_secret_value=TEST_SECRET, lake_dir=root / "lake", engine="spark",
-                        spark_workers=2, spark_worker_memory="768m", spark_master_port=free_port(),
-                        spark_master_ui_port=free_port(), spark_thrift_port=free_port())
-    spark_cluster.prepare_spark_dir(settings)
-    env = spark_cluster.spark_environment(settings, {"PATH": "/usr/local/bin:/usr/bin:/bin",
-                                                     "ANALYTICS_HOME": str(settings.home)})
-    children = spark_cluster.spark_children(settings)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANALYTICS_")}
+    env.update(ANALYTICS_HOME=str(root / "home"), ANALYTICS_ENGINE="spark", ANALYTICS_SPARK_WORKERS="2",
+               ANALYTICS_SPARK_WORKER_MEMORY="768m", ANALYTICS_WORKBENCH_WORKERS="1",
+               ANALYTICS_COLLECTOR_WORKERS="1")
+    for variable in ("COLLECTOR_PORT", "WORKBENCH_PORT", "DAGSTER_PORT", "SPARK_MASTER_PORT", "SPARK_MASTER_UI_PORT",
+                     "SPARK_THRIFT_PORT"):
+        env[f"ANALYTICS_{variable}"] = str(free_port())
+    settings = Settings.from_env(env)
+    log = root / "up.log"
     started = time.monotonic()
-    ready = []
+    with log.open("w") as out:
+        process = subprocess.Popen([ANALYTICS, "up", "--no-dagster"], env=env, cwd=REPO_ROOT, stdout=out,
+                                   stderr=subprocess.STDOUT)
     try:
-        for child in children:
-            child.start(env)
-        not_ready = wait_until_ready(children, started + READY_SECONDS, on_ready=ready.append)
-        logs = {child.name: (settings.log_dir / f"{child.name}.log") for child in children}
-        assert not not_ready, f"not ready within {READY_SECONDS} s: {not_ready}\n" + "\n".join(
-            f"--- {name}\n{path.read_text()[-3000:] if path.exists() else ''}" for name, path in logs.items())
-        yield {"settings": settings, "children": children, "env": env, "ready_order": [c.name for c in ready],
-               "start_seconds": time.monotonic() - started}
+        ready: dict[str, float] = {}
+        while len(ready) < len(SPARK_COMPONENTS) and time.monotonic() < started + READY_SECONDS:
+            assert process.poll() is None, f"analytics up exited:\n{log.read_text()[-4000:]}"
+            for name in re.findall(r"ready\S*\s+(spark-[\w-]+)", log.read_text()):
+                ready.setdefault(name, time.monotonic() - started)
+            time.sleep(0.5)
+        assert set(ready) == set(SPARK_COMPONENTS), (
+            f"not ready within {READY_SECONDS} s: {set(SPARK_COMPONENTS) - set(ready)}\n{log.read_text()[-4000:]}")
+        yield {"settings": settings, "env": env, "console": log, "ready_seconds": ready,
+               "start_seconds": max(ready.values())}
     finally:
-        stop_children(children)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                process.kill()
         shutil.rmtree(root, ignore_errors=True)
