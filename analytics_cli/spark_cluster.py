@@ -32,9 +32,8 @@ INSTALL_JAVA = "install Java 17 or newer (Debian: apt-get install openjdk-17-jre
 # Spark logs through log4j2; its default (INFO to the console) goes to the component's log file.
 # Warnings that ask nothing of a person are turned down at their logger, so that the console of
 # `analytics up` (which shows warnings) stays quiet: Hadoop's native library is optional; the
-# metastore records its schema version on first use; the Thrift server warns at every session that
-# a string-literal setting we rely on is deprecated (dialect.sql), at every statement that a job
-# group it cancels is finished already, when it truncates a plan for its UI, and when the lake's
+# metastore records its schema version on first use; the Thrift server warns at every statement
+# that a job group it cancels is finished already, when it truncates a plan for its UI, and when the lake's
 # `_lake.json` is not a partition; and a statement's error is the client's to report (dbt does).
 LOG4J2 = """\
 rootLogger.level = info
@@ -54,8 +53,6 @@ logger.datanucleus.name = DataNucleus
 logger.datanucleus.level = error
 logger.sessionstate.name = org.apache.hadoop.hive.ql.session.SessionState
 logger.sessionstate.level = error
-logger.sqlconf.name = org.apache.spark.sql.internal.SQLConf
-logger.sqlconf.level = error
 logger.repair.name = org.apache.spark.sql.execution.command.RepairTableCommand
 logger.repair.level = error
 logger.planstring.name = org.apache.spark.sql.catalyst.util.SparkStringUtils
@@ -156,9 +153,6 @@ def thrift_server_conf(settings: Settings) -> list[str]:
         # the whole table (dbt-spark's insert_overwrite strategy by day).
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.session.timeZone": "UTC",
-        # String literals as PostgreSQL reads them (a backslash is a character): the dbt models'
-        # regular expressions are written once for both targets (dbt_project/macros/dialect.sql).
-        "spark.sql.parser.escapedStringLiterals": "true",
         "spark.ui.showConsoleProgress": "false",
     }
     options = []

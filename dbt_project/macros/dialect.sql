@@ -3,9 +3,10 @@
     models are written once; each postgres__ implementation is the SQL the models had before the
     Spark target existed, so PostgreSQL runs exactly the same statements.
 
-    The Spark target's session (the Thrift server that `analytics up` starts) reads string literals
-    as PostgreSQL does (spark.sql.parser.escapedStringLiterals: a backslash is a character), works
-    in UTC, and keeps ANSI mode on (errors instead of silent nulls, as PostgreSQL). -#}
+    The Spark target's session (the Thrift server that `analytics up` starts) works in UTC and keeps
+    ANSI mode on (errors instead of silent nulls, as PostgreSQL). Its string literals take backslash
+    escapes (dbt-spark writes descriptions with \' in them): a regular expression with a backslash
+    is a raw literal there (r'...'), in the spark__ macros. -#}
 
 {#- A value as text (`x::text`). -#}
 {% macro text_of(expression) -%}
@@ -32,7 +33,7 @@
 {%- endmacro %}
 
 {% macro spark__timestamp_text(expression) -%}
-    regexp_replace(date_format({{ expression }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), '\.?0+$', '') || '+00'
+    regexp_replace(date_format({{ expression }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS'), '[.]?0+$', '') || '+00'
 {%- endmacro %}
 
 {#- Byte order for a column of hex digests (PostgreSQL's collation "C"; Spark's strings already

@@ -25,7 +25,7 @@
             lower(regexp_replace(btrim(
                 case when instr({{ column }}, '%') > 0 then {{ spark_url_decode("replace(" ~ column ~ ", '+', ' ')") }}
                      else replace({{ column }}, '+', ' ') end,
-                concat(' ', chr(9), chr(13), chr(10))), '\s+', ' ')),
+                concat(' ', chr(9), chr(13), chr(10))), r'\s+', ' ')),
         ''), '(not set)'), 'undefined'), 'null'),
     '(none)')
 {%- endmacro %}
@@ -46,6 +46,14 @@
 
 {#- A host name without its `www.` prefix, lower case. -#}
 {% macro registrable_host(column) -%}
+    {{ return(adapter.dispatch('registrable_host')(column)) }}
+{%- endmacro %}
+
+{% macro spark__registrable_host(column) -%}
+    nullif(regexp_replace(lower(btrim({{ column }})), r'^www\.', ''), '')
+{%- endmacro %}
+
+{% macro postgres__registrable_host(column) -%}
     nullif(regexp_replace(lower(btrim({{ column }})), '^www\.', ''), '')
 {%- endmacro %}
 

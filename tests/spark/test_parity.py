@@ -60,7 +60,7 @@ def spark_build(built_database, spark_cluster_running, tmp_path_factory):  # noq
                            "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
                           env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=600)
     assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
-    return {"url": url, "cluster": cluster, "days": days}
+    return {"url": url, "cluster": cluster, "days": days, "manifest": json.loads((target / "manifest.json").read_text())}
 
 
 def comparable(value):
@@ -111,3 +111,29 @@ def test_spark_builds_the_same_rows(spark_build, model):
         differences = {column: (pg_row[column], spark_row[column]) for column in columns
                        if not same(comparable(pg_row[column]), spark_value(spark_row[column], pg_row[column]))}
         assert not differences, f"{model} row {pg_row[key]}: (PostgreSQL, Spark) differ in {differences}"
+
+
+def test_descriptions_reach_the_metastore(spark_build):
+    """persist_docs: the tables' and columns' descriptions are the metastore's comments (apostrophes kept)."""
+    nodes = {(node["schema"], node["name"]): node for node in spark_build["manifest"]["nodes"].values()
+             if node["resource_type"] == "model"}
+    cluster = spark_build["cluster"]
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        spark = conn.cursor()
+        for model in MODELS:
+            node = nodes[tuple(model.split("."))]
+            spark.execute(f"describe table extended {model}")
+            comments, details, section = {}, {}, "columns"
+            for name, value, comment in spark.fetchall():
+                if not name or name.startswith("#"):
+                    section = "details" if name and "Detailed" in name else section
+                    continue
+                if section == "columns":
+                    comments[name] = comment
+                else:
+                    details[name] = value
+            assert details.get("Comment") == node["description"], model
+            described = {name: column["description"] for name, column in node["columns"].items()
+                         if column["description"] and name in comments}
+            assert described, f"{model}: no documented column found in the metastore"
+            assert {name: comments[name] for name in described} == described, model
