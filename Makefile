@@ -7,9 +7,10 @@ PYTEST_ARGS ?=
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := 1
 
-.PHONY: run test install install-dev manifest translations tracker frontend frontend-check api-types clean bench test-servers docs
+.PHONY: run test install install-dev install-spark manifest translations tracker frontend frontend-check api-types clean bench test-servers docs
 
-run: install manifest translations tracker frontend
+# With ANALYTICS_ENGINE=spark, `make run` installs the Spark engine's packages too (README, Spark).
+run: install $(if $(filter spark,$(ANALYTICS_ENGINE)),install-spark) manifest translations tracker frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up
 
@@ -30,6 +31,13 @@ $(VENV)/.stamp-install-dev: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.stamp-install $@
 
 install: $(VENV)/.stamp-install
+
+# The Spark engine: pyspark (a Spark distribution, 434 MB) and dbt-spark; make install-dev has them.
+$(VENV)/.stamp-install-spark: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[spark]'
+	touch $(VENV)/.stamp-install $@
+
+install-spark: $(VENV)/.stamp-install-spark
 
 install-dev: $(VENV)/.stamp-install-dev
 

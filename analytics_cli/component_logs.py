@@ -30,6 +30,8 @@ _ROUTINE = re.compile("|".join((
     r"Retrying failed database creation",
     # gunicorn at stop: a worker closes a listening socket its arbiter closed already.
     r"Error while closing socket \[Errno 9\]",
+    # Java, at the start of every Spark process: Spark 4 asks for the incubating vector API itself.
+    r"WARNING: Using incubator modules: jdk\.incubator\.vector",
 )))
 
 

@@ -20,15 +20,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import click
 import psutil
 import psycopg
 import requests
 
-from analytics_cli import component_logs
+from analytics_cli import component_logs, spark_cluster
 from pipelines.database import bootstrap, connection, embedded
-from pipelines.dbt_environment import dbt_environment, manifest_path
+from pipelines.dbt_environment import dbt_environment, manifest_path, spark_dbt_environment
 from pipelines.inbound import sources
 from pipelines.settings import Settings
 
@@ -45,6 +46,9 @@ class Child:
     process: subprocess.Popen | None = None
     restarts: list[float] = field(default_factory=list)
     port_variable: str | None = None
+    # Readiness when it is not an HTTP 200 (the Spark processes), and what the ready line says.
+    ready: Callable[[], bool] | None = None
+    detail: str | None = None
 
     def start(self, env: dict[str, str], verbose: bool = False) -> None:
         # A child in its own process group: Ctrl-C in the terminal reaches only the supervisor,
@@ -56,6 +60,14 @@ class Child:
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+    def answers(self) -> bool:
+        if self.ready is not None:
+            return self.ready()
+        try:
+            return requests.get(self.health_url, timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
 
 
 def dagster_instance_yaml() -> str:
@@ -128,6 +140,12 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
     return children
 
 
+def spark_children(settings: Settings) -> list[Child]:
+    """The Spark engine's master, workers and Thrift server (analytics_cli/spark_cluster.py)."""
+    return [Child(process.name, process.argv, process.url, None, port_variable=process.port_variable,
+                  ready=process.ready, detail=process.detail) for process in spark_cluster.spark_children(settings)]
+
+
 def follower_children(settings: Settings, database_url: str) -> list[Child]:
     """The `analytics follow` child of `analytics up`, when followers are configured."""
     try:
@@ -141,6 +159,8 @@ def follower_children(settings: Settings, database_url: str) -> list[Child]:
 def child_environment(settings: Settings, urls: bootstrap.DatabaseUrls) -> dict[str, str]:
     env = dict(os.environ)
     env.update(dbt_environment(urls.analytics))
+    if settings.engine == "spark":
+        env.update(spark_dbt_environment(settings))
     env.update({
         "ANALYTICS_HOME": str(settings.home),
         "ANALYTICS_DATABASE_URL": urls.analytics,
@@ -178,17 +198,12 @@ def wait_until_ready(children: list[Child], deadline: float,
                      on_ready=lambda child: None, should_stop=lambda: False) -> list[str]:
     """Poll the health URLs until all answer 200, calling `on_ready` for each as it does; returns
     the names still not ready."""
-    pending = [child for child in children if child.health_url]
+    pending = [child for child in children if child.health_url or child.ready]
     while pending and time.monotonic() < deadline and not should_stop():
         for child in list(pending):
-            if not child.alive():
-                continue
-            try:
-                if requests.get(child.health_url, timeout=2).status_code == 200:
-                    pending.remove(child)
-                    on_ready(child)
-            except requests.RequestException:
-                pass
+            if child.alive() and child.answers():
+                pending.remove(child)
+                on_ready(child)
         time.sleep(0.5)
     return [child.name for child in pending]
 
@@ -246,7 +261,11 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
     from analytics_cli.first_run import collector_setup_url, seed_demo_folder, setup_url
     from workbench_app.metadata_database import prepare_metadata_database
 
-    children = build_children(settings, with_dagster)
+    spark = settings.engine == "spark"
+    # Before anything starts: a machine without Java (or pyspark) is told at once what to install.
+    children = (spark_children(settings) if spark else []) + build_children(settings, with_dagster)
+    if spark:
+        spark_cluster.java_executable()
     check_ports(settings, children)
     database_was_running = settings.embedded and embedded.status(settings.pgdata).running
     urls, applied = bootstrap.prepare(settings)
@@ -263,6 +282,9 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
         click.echo("  created the workbench's Demo folder (questions and a dashboard over the demo site)")
     setup_links = SetupLinks(workbench=setup_url(settings), collector=collector_setup_url(settings, urls.analytics))
     env = child_environment(settings, urls)
+    if spark:
+        spark_cluster.prepare_spark_dir(settings)
+        env = spark_cluster.spark_environment(settings, env)
     if with_dagster:
         prepare_dagster_home(settings)
         prepare_dbt_manifest(env)
@@ -280,11 +302,11 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
         child.start(env, verbose)
 
     not_ready = wait_until_ready(children, time.monotonic() + _READY_TIMEOUT_SECONDS,
-                                 on_ready=lambda child: click.echo(ready_line(child.name, child.url)),
+                                 on_ready=lambda child: click.echo(ready_line(child.name, child.detail or child.url)),
                                  should_stop=lambda: stopping)
     if not stopping:
         for child in children:
-            if not child.health_url and child.alive():
+            if not (child.health_url or child.ready) and child.alive():
                 click.echo(ready_line(child.name, "running"))
         if not_ready:
             click.echo(f"warning: not answering yet: {', '.join(not_ready)} "

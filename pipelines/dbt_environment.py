@@ -25,6 +25,16 @@ def dbt_environment(database_url: str) -> dict[str, str]:
     }
 
 
+def spark_dbt_environment(settings) -> dict[str, str]:
+    """Variables of dbt_project/profiles.yml's `spark` target: the Thrift server `analytics up` starts
+    and the lake whose raw events the sources read (macros/spark_sources.sql)."""
+    return {
+        "ANALYTICS_DBT_SPARK_HOST": settings.bind_host,
+        "ANALYTICS_DBT_SPARK_PORT": str(settings.spark_thrift_port),
+        "ANALYTICS_DBT_LAKE_PATH": str(settings.lake_path),
+    }
+
+
 def manifest_path() -> Path:
     return DBT_PROJECT_DIR / "target" / "manifest.json"
 

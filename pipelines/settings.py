@@ -67,6 +67,23 @@ def _memory_size(env: Mapping[str, str], name: str, default: str) -> str:
     return value
 
 
+def _spark_memory(env: Mapping[str, str], name: str, default: str) -> str:
+    """A JVM memory size as Spark takes it (512m, 2g)."""
+    raw = (env.get(name) or default).strip().lower()
+    if not re.fullmatch(r"[1-9]\d*[mg]", raw):
+        raise SettingsError(f"{name} must be a memory size such as 512m or 2g, got {env.get(name)!r}")
+    return raw
+
+
+def _spark_master(env: Mapping[str, str], name: str) -> str | None:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"spark://[A-Za-z0-9.-]+:\d{1,5}", raw):
+        raise SettingsError(f"{name} must be a master address such as spark://10.0.0.5:7077, got {raw!r}")
+    return raw
+
+
 DEFAULT_DOWNLOAD_EXTENSIONS = ("pdf", "zip", "csv", "docx", "xlsx", "pptx", "txt", "dmg", "exe", "gz", "mp3", "mp4")
 
 
@@ -188,6 +205,17 @@ class Settings:
     # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
     lake_dir: Path | None = None
     workbench_reads: str = "lake"
+    # The engine that builds the dbt models: this PostgreSQL, or a Spark standalone cluster that
+    # `analytics up` starts (master, workers, Thrift server; README, Spark). `spark_master_url` set:
+    # the master runs elsewhere and only the workers and the Thrift server start here.
+    engine: str = "postgres"
+    spark_workers: int = 2
+    spark_worker_cores: int = 1
+    spark_worker_memory: str = "1g"
+    spark_master_port: int = 7077
+    spark_master_ui_port: int = 7080
+    spark_thrift_port: int = 10000
+    spark_master_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -245,6 +273,14 @@ class Settings:
             smtp_timeout_seconds=_positive_int(env, "ANALYTICS_SMTP_TIMEOUT_SECONDS", 30),
             lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
             workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
+            engine=_choice(env, "ANALYTICS_ENGINE", "postgres", ("postgres", "spark")),
+            spark_workers=_whole(env, "ANALYTICS_SPARK_WORKERS", 2),
+            spark_worker_cores=_positive_int(env, "ANALYTICS_SPARK_WORKER_CORES", 1),
+            spark_worker_memory=_spark_memory(env, "ANALYTICS_SPARK_WORKER_MEMORY", "1g"),
+            spark_master_port=_port(env, "ANALYTICS_SPARK_MASTER_PORT", 7077),
+            spark_master_ui_port=_port(env, "ANALYTICS_SPARK_MASTER_UI_PORT", 7080),
+            spark_thrift_port=_port(env, "ANALYTICS_SPARK_THRIFT_PORT", 10000),
+            spark_master_url=_spark_master(env, "ANALYTICS_SPARK_MASTER_URL"),
         )
 
     @property
@@ -272,6 +308,16 @@ class Settings:
     def lake_path(self) -> Path:
         """The lake's folder (pipelines/lake/layout.py says what it holds)."""
         return self.lake_dir or self.home / "lake"
+
+    @property
+    def spark_dir(self) -> Path:
+        """The Spark engine's files on this machine: metastore (Derby), warehouse, workers' scratch."""
+        return self.home / "spark"
+
+    @property
+    def spark_master(self) -> str:
+        """The address workers and the Thrift server join."""
+        return self.spark_master_url or f"spark://{self.bind_host}:{self.spark_master_port}"
 
     def server_secret(self) -> bytes:
         """The server secret, generated on first use and kept owner-only under `home`.

@@ -10,8 +10,9 @@
     through their indexes and prunes partitions; with a subquery in its place it plans for an
     unknown value and scans every event (two full scans of int_events_sessionized per run). -#}
 {% macro window_start(upstream, received_column='received_at') -%}
+    {{- check_window_supported() -}}
     {%- if var('window_start', none) -%}
-        '{{ var("window_start") }}'::timestamptz
+        {{ timestamp_constant(var("window_start")) }}
     {%- elif is_incremental() -%}
         {%- if execute -%}
             {%- set start = run_query("select coalesce(min(occurred_at), 'infinity'::timestamptz)::text from " ~ upstream
@@ -21,24 +22,55 @@
             'infinity'::timestamptz
         {%- endif -%}
     {%- else -%}
-        '-infinity'::timestamptz
+        {{ timestamp_constant('-infinity') }}
     {%- endif -%}
 {%- endmacro %}
 
 {% macro window_end() -%}
     {%- if var('window_end', none) -%}
-        '{{ var("window_end") }}'::timestamptz
+        {{ timestamp_constant(var("window_end")) }}
     {%- else -%}
-        'infinity'::timestamptz
+        {{ timestamp_constant('infinity') }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Spark builds every model whole for now (materialized as tables, see dbt_project.yml): a window
+    would replace a table with the window's rows only, so it is refused. Day partitions replaced
+    with insert_overwrite are what incremental runs on Spark will use (README, Spark). -#}
+{#- How the incremental models are materialized: incrementally on PostgreSQL, whole tables on Spark
+    (dbt_project.yml says the same for the folders' defaults). -#}
+{% macro incremental_materialization() -%}
+    {{ return(adapter.dispatch('incremental_materialization')()) }}
+{%- endmacro %}
+
+{% macro default__incremental_materialization() -%}
+    {{ return('incremental') }}
+{%- endmacro %}
+
+{% macro spark__incremental_materialization() -%}
+    {{ return('table') }}
+{%- endmacro %}
+
+{% macro check_window_supported() -%}
+    {{ return(adapter.dispatch('check_window_supported')()) }}
+{%- endmacro %}
+
+{% macro default__check_window_supported() -%}
+{%- endmacro %}
+
+{% macro spark__check_window_supported() -%}
+    {%- if var('window_start', none) or var('window_end', none) or is_incremental() -%}
+        {{ exceptions.raise_compiler_error("The Spark target builds every model whole for now: run without "
+                                           "window_start/window_end, with --full-refresh") }}
     {%- endif -%}
 {%- endmacro %}
 
 {% macro session_timeout() -%}
-    make_interval(mins => {{ var('session_timeout_minutes') | int }})
+    {{ minutes_interval(var('session_timeout_minutes') | int) }}
 {%- endmacro %}
 
 {% macro session_context() -%}
-    make_interval(hours => {{ var('session_context_hours') | int }})
+    {{ hours_interval(var('session_context_hours') | int) }}
 {%- endmacro %}
 
 {#- The latest value of a timestamp column of `relation` (-infinity when it is empty), looked up
@@ -88,6 +120,14 @@
     the table and scan all of it. Analyzed once, after its creation; later runs leave it to
     autovacuum. -#}
 {% macro analyze_when_new() -%}
+    {{ return(adapter.dispatch('analyze_when_new')()) }}
+{%- endmacro %}
+
+{#- Spark keeps no statistics a plan depends on this way: nothing to do. -#}
+{% macro spark__analyze_when_new() -%}
+{%- endmacro %}
+
+{% macro postgres__analyze_when_new() -%}
     do $analyze_when_new$
     begin
         if not exists (select 1 from pg_stats

@@ -37,3 +37,18 @@
     end
     $persist_docs$;
 {% endmacro %}
+
+{#- On Spark, dbt-spark writes column descriptions into the metastore for views (in their
+    definition) and for Delta, Hudi and Iceberg tables only: our Parquet tables get theirs here
+    (Spark changes a column's comment in place), so that the workbench and the assistant read them
+    there too. -#}
+{% macro spark__alter_column_comment(relation, column_dict) %}
+    {#- The columns the table has (dbt-spark's persist_docs leaves out the others). -#}
+    {%- if relation.is_table -%}
+        {%- for column_name in column_dict %}
+            {%- set escaped_comment = column_dict[column_name]['description'] | replace('\\', '\\\\') | replace("'", "\\'") -%}
+            {%- do run_query("alter table " ~ relation ~ " alter column " ~ adapter.quote(column_name)
+                             ~ " comment '" ~ escaped_comment ~ "'") -%}
+        {%- endfor %}
+    {%- endif -%}
+{% endmacro %}

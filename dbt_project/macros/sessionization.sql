@@ -45,7 +45,7 @@
 {% macro sessionized_events(shard) %}
 {{
     config(
-        materialized='incremental',
+        materialized=incremental_materialization(),
         tags=['partitioned'],
         incremental_strategy='visit_replace',
         on_schema_change='append_new_columns',
@@ -117,7 +117,7 @@ visit_bounds as (
         *,
         first_value(occurred_at) over visit as visit_start,
         last_value(occurred_at) over visit as visit_end,
-        row_number() over visit as event_number,
+        {{ row_number_over_whole_window('visit', 'site_id, visitor_key, visitor_visit_number', 'occurred_at, event_id') }} as event_number,
         count(*) over visit as visit_event_count,
         first_value(traffic_source) over visit as visit_source,
         first_value(traffic_medium) over visit as visit_medium,
@@ -146,7 +146,7 @@ final as (
     select
         event_id,
         -- Collation "C" like visitor_key: byte order for a hex digest, cheap to index and to sort.
-        md5(site_id::text || '/' || visitor_key || '/' || visit_start::text) collate "C" as visit_id,
+        md5({{ text_of('site_id') }} || '/' || visitor_key || '/' || {{ timestamp_text('visit_start') }}) {{ byte_order() }} as visit_id,
         site_id,
         visitor_key,
         visit_start,

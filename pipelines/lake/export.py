@@ -358,7 +358,7 @@ class LakeWriter:
         """Export the rows of `table` matching `where` and swap their partitions in; drop the target
         partitions that came out empty. With `only`, partitions outside it are not touched."""
         result = ExportResult(table.name)
-        columns = ", ".join(_quote(name) for name in table.column_names)
+        columns = ", ".join(table.stored_expression(name) for name in table.column_names)
         source = self._narrowed_source(table, only) or f"pg.{_quote(table.schema)}.{_quote(table.name)}"
         stage = self.lake.staging_path(suffix="")
         try:
@@ -370,7 +370,7 @@ class LakeWriter:
                 produced = {Partition(): written_file}
             else:
                 keys = ("site_id", "day") if table.layout == SITE_DAY else ("day",)
-                data_columns = ", ".join(_quote(n) for n in table.column_names if n not in keys)
+                data_columns = ", ".join(table.stored_expression(n) for n in table.column_names if n not in keys)
                 site = '"site_id", ' if table.layout == SITE_DAY else ""
                 self.duck.execute(
                     f"COPY (SELECT {data_columns}, {site}{table.day_expression()} AS day FROM {source} WHERE {where}"
@@ -456,7 +456,7 @@ class LakeWriter:
         result.bytes = sum(entry[1] for entry in files.values())
         result.rows_written = sum(files[r][0] for r in result.written_files if r in files)
         return TableState(table=table.name, layout=table.layout, day_column=table.day_column,
-                          columns=[list(c) for c in table.columns], refreshed_at=_now(),
+                          columns=[list(c) for c in table.stored_columns], refreshed_at=_now(),
                           newest_day=max(days).isoformat() if days else None, mark=mark,
                           rows=result.rows, bytes=result.bytes, extra={"files": files})
 

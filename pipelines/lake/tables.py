@@ -59,6 +59,20 @@ class LakeTable:
         return [name for name, _ in self.columns]
 
     @property
+    def stored_columns(self) -> tuple[tuple[str, str], ...]:
+        """The columns as the files hold them: raw events' UUIDs as their text, which Spark reads
+        (Spark 4.0 refuses Parquet's UUID type; README, Spark). The views keep DuckDB's types."""
+        if (self.schema, self.name) != RAW_EVENTS:
+            return self.columns
+        return tuple((name, "VARCHAR" if kind == "UUID" else kind) for name, kind in self.columns)
+
+    def stored_expression(self, name: str) -> str:
+        """The SELECT expression writing column `name` as the files hold it."""
+        quoted = '"' + name.replace('"', '""') + '"'
+        kind = dict(self.stored_columns)[name]
+        return quoted if kind == dict(self.columns)[name] else f"CAST({quoted} AS {kind}) AS {quoted}"
+
+    @property
     def live(self) -> bool:
         """Whether PostgreSQL's rows of this table change between builds (event views)."""
         return self.schema == ANALYTICS and self.name.startswith(LIVE_PREFIX)

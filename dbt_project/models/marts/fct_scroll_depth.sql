@@ -17,8 +17,8 @@ final as (
         min(visit_id) as visit_id,
         min(path) as path,
         min(occurred_at) as first_scrolled_at,
-        max(case when jsonb_typeof(props -> 'percent') = 'number'
-                 then least(greatest((props ->> 'percent')::numeric, 0), 100) end) as max_percent
+        max(case when {{ json_is_number('props', 'percent') }}
+                 then least(greatest({{ json_number_value('props', 'percent') }}, 0), 100) end) as max_percent
     from events
     group by site_id, page_id
 

@@ -22,7 +22,7 @@ renamed as (
         lower(hostname) as hostname,
         coalesce(nullif(path, ''), '/') as path,
         referrer,
-        lower(coalesce(referrer_host, substring(referrer from '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)'))) as referrer_host,
+        lower(coalesce(referrer_host, {{ regex_capture('referrer', '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)') }})) as referrer_host,
         title,
         {{ normalise_campaign_value('utm_source') }} as utm_source,
         {{ normalise_campaign_value('utm_medium') }} as utm_medium,
@@ -38,12 +38,12 @@ renamed as (
         screen_class,
         props,
         items,
-        coalesce(transaction_id, props ->> 'transaction_id') as transaction_id,
+        coalesce(transaction_id, {{ json_text('props', 'transaction_id') }}) as transaction_id,
         coalesce(
             revenue,
-            case when jsonb_typeof(props -> 'value') = 'number' then (props ->> 'value')::numeric end
+            {{ json_number('props', 'value') }}
         ) as revenue,
-        upper(coalesce(currency, props ->> 'currency')) as currency
+        upper(coalesce(currency, {{ json_text('props', 'currency') }})) as currency
     from source
 
 ),
@@ -72,8 +72,8 @@ final as (
         md5(case
             when user_id is not null then 'user:' || user_id
             when visitor_id is not null then visitor_kind || ':' || visitor_id
-            else 'event:' || event_id::text
-        end) collate "C" as visitor_key,
+            else 'event:' || {{ text_of('event_id') }}
+        end) {{ byte_order() }} as visitor_key,
         coalesce(
             utm_source,
             case click_id_kind when 'gclid' then 'google' when 'msclkid' then 'bing' end,

@@ -1,0 +1,210 @@
+"""The Spark engine's processes as children of `analytics up` (ANALYTICS_ENGINE=spark).
+
+A standalone master, `ANALYTICS_SPARK_WORKERS` workers and Spark's Thrift server (the JDBC/ODBC
+endpoint dbt-spark talks to), all started from the installed `pyspark` package: its folder is a
+Spark distribution (jars, `bin/spark-class`, `bin/spark-submit`) without `sbin/` start scripts, so
+the classes are started directly. With `ANALYTICS_SPARK_MASTER_URL` the master runs elsewhere and
+only the workers and the Thrift server start here.
+
+Everything the cluster keeps lives under `$ANALYTICS_HOME/spark/`: the Hive metastore in embedded
+Derby (`metastore/`), the warehouse of the tables that are not in the lake (`warehouse/`), the
+workers' scratch space (`work/`), and the configuration written at each start (`conf/`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import click
+import requests
+
+from pipelines.settings import Settings
+
+JAVA_MINIMUM = 17
+INSTALL_JAVA = "install Java 17 or newer (Debian: apt-get install openjdk-17-jre-headless)"
+
+# Spark logs through log4j2; its default (INFO to the console) goes to the component's log file.
+# Warnings that ask nothing of a person are turned down at their logger, so that the console of
+# `analytics up` (which shows warnings) stays quiet: Hadoop's native library is optional; the
+# metastore records its schema version on first use; the Thrift server warns at every statement
+# that a job group it cancels is finished already, when it truncates a plan for its UI, and when the lake's
+# `_lake.json` is not a partition; and a statement's error is the client's to report (dbt does).
+LOG4J2 = """\
+rootLogger.level = info
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
+logger.nativecode.level = error
+logger.metastore.name = org.apache.hadoop.hive.metastore.ObjectStore
+logger.metastore.level = error
+logger.hiveconf.name = org.apache.hadoop.hive.conf.HiveConf
+logger.hiveconf.level = error
+logger.datanucleus.name = DataNucleus
+logger.datanucleus.level = error
+logger.sessionstate.name = org.apache.hadoop.hive.ql.session.SessionState
+logger.sessionstate.level = error
+logger.repair.name = org.apache.spark.sql.execution.command.RepairTableCommand
+logger.repair.level = error
+logger.planstring.name = org.apache.spark.sql.catalyst.util.SparkStringUtils
+logger.planstring.level = error
+logger.dagscheduler.name = org.apache.spark.scheduler.DAGScheduler
+logger.dagscheduler.level = error
+logger.statement.name = org.apache.spark.sql.hive.thriftserver.SparkExecuteStatementOperation
+logger.statement.level = fatal
+"""
+
+
+class SparkUnavailable(click.ClickException):
+    """The engine cannot start on this machine (no Java, no pyspark): one line saying what to do."""
+
+
+def java_executable(env: dict[str, str] | None = None) -> str:
+    """The `java` Spark will run (JAVA_HOME's, else the PATH's); SparkUnavailable when absent or too old."""
+    env = os.environ if env is None else env
+    java_home = env.get("JAVA_HOME")
+    candidate = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java", path=env.get("PATH"))
+    if not candidate or not os.access(candidate, os.X_OK):
+        raise SparkUnavailable(f"the Spark engine needs Java, which is not installed: {INSTALL_JAVA}")
+    try:
+        version = subprocess.run([candidate, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SparkUnavailable(f"the Spark engine needs Java ({candidate} does not run: {exc}): {INSTALL_JAVA}")
+    found = re.search(r'version "(\d+)', version)
+    if found and int(found.group(1)) < JAVA_MINIMUM:
+        raise SparkUnavailable(f"the Spark engine needs Java {JAVA_MINIMUM} or newer, {candidate} is Java "
+                               f"{found.group(1)}: {INSTALL_JAVA}")
+    return candidate
+
+
+def spark_home() -> Path:
+    """The installed pyspark package's folder, which is SPARK_HOME."""
+    try:
+        import pyspark
+    except ImportError:
+        raise SparkUnavailable("the Spark engine needs the project's `spark` extra, which is not installed: "
+                               "pip install -e '.[spark]' (make install-dev installs it)") from None
+    return Path(pyspark.__file__).resolve().parent
+
+
+def prepare_spark_dir(settings: Settings) -> Path:
+    """The cluster's folders and configuration under `$ANALYTICS_HOME/spark`."""
+    root = settings.spark_dir
+    for name in ("conf", "metastore", "warehouse", "work", "tmp"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+    (root / "conf" / "log4j2.properties").write_text(LOG4J2)
+    return root
+
+
+def spark_environment(settings: Settings, env: dict[str, str]) -> dict[str, str]:
+    """The children's environment: SPARK_HOME, the configuration folder, where workers write."""
+    home = spark_home()
+    root = settings.spark_dir
+    spark_env = dict(env)
+    spark_env.update({
+        "SPARK_HOME": str(home),
+        "SPARK_CONF_DIR": str(root / "conf"),
+        "SPARK_WORKER_DIR": str(root / "work"),
+        "SPARK_LOCAL_DIRS": str(root / "tmp"),
+        "SPARK_LOCAL_IP": settings.bind_host,
+    })
+    return spark_env
+
+
+def master_ui_url(settings: Settings) -> str:
+    host = settings.spark_master.removeprefix("spark://").rsplit(":", 1)[0]
+    return f"http://{host}:{settings.spark_master_ui_port}"
+
+
+def alive_workers(settings: Settings) -> int:
+    """How many workers the master counts as alive (0 when it does not answer)."""
+    try:
+        answer = requests.get(f"{master_ui_url(settings)}/json/", timeout=2)
+        return int(answer.json().get("aliveworkers", 0)) if answer.status_code == 200 else 0
+    except (requests.RequestException, ValueError):
+        return 0
+
+
+def port_answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def thrift_server_conf(settings: Settings) -> list[str]:
+    """The Thrift server's options: the metastore in Derby under the home, the warehouse beside it."""
+    root = settings.spark_dir
+    conf = {
+        "spark.sql.warehouse.dir": str(root / "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={root / 'metastore'}",
+        "spark.executor.memory": settings.spark_worker_memory,
+        # `insert overwrite` of a partitioned table replaces the partitions its rows fall in, not
+        # the whole table (dbt-spark's insert_overwrite strategy by day).
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    options = []
+    for key, value in conf.items():
+        options += ["--conf", f"{key}={value}"]
+    for key, value in {"hive.server2.thrift.port": settings.spark_thrift_port,
+                       "hive.server2.thrift.bind.host": settings.bind_host}.items():
+        options += ["--hiveconf", f"{key}={value}"]
+    return options
+
+
+@dataclass(frozen=True)
+class SparkProcess:
+    """One process of the cluster, as `analytics up` supervises it (analytics_cli/supervisor.py's Child)."""
+
+    name: str
+    argv: list[str]
+    url: str | None
+    ready: Callable[[], bool]
+    detail: str
+    port_variable: str | None = None
+
+
+def spark_children(settings: Settings) -> list[SparkProcess]:
+    """The cluster's processes: master (unless remote), workers, Thrift server."""
+    home = spark_home()
+    spark_class, spark_submit = str(home / "bin" / "spark-class"), str(home / "bin" / "spark-submit")
+    host, master = settings.bind_host, settings.spark_master
+    children = []
+    if settings.spark_master_url is None:
+        children.append(SparkProcess(
+            "spark-master",
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", host,
+             "--port", str(settings.spark_master_port), "--webui-port", str(settings.spark_master_ui_port)],
+            master, port_variable="ANALYTICS_SPARK_MASTER_PORT",
+            ready=lambda: port_answers(host, settings.spark_master_port),
+            detail=f"{master} (status {master_ui_url(settings)})"))
+    for number in range(settings.spark_workers):
+        children.append(SparkProcess(
+            f"spark-worker-{number + 1}",
+            [spark_class, "org.apache.spark.deploy.worker.Worker", master, "--host", host,
+             "--cores", str(settings.spark_worker_cores), "--memory", settings.spark_worker_memory,
+             "--webui-port", "0", "--work-dir", str(settings.spark_dir / "work")],
+            None,
+            # Workers are alike: the n-th is ready when the master counts n of them.
+            ready=lambda count=number + 1: alive_workers(settings) >= count,
+            detail=f"{settings.spark_worker_cores} core, {settings.spark_worker_memory}, joined {master}"))
+    children.append(SparkProcess(
+        "spark-thrift",
+        [spark_submit, "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+         "--name", "analytics-thrift-server", "--master", master, *thrift_server_conf(settings), "spark-internal"],
+        f"jdbc:hive2://{host}:{settings.spark_thrift_port}", port_variable="ANALYTICS_SPARK_THRIFT_PORT",
+        ready=lambda: port_answers(host, settings.spark_thrift_port),
+        detail=f"jdbc:hive2://{host}:{settings.spark_thrift_port} (dbt target spark)"))
+    return children
