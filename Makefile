@@ -9,7 +9,7 @@ export DAGSTER_DISABLE_TELEMETRY := 1
 
 .PHONY: run test install install-dev install-spark manifest translations tracker frontend frontend-check api-types clean bench test-servers docs
 
-# With ANALYTICS_ENGINE=spark, `make run` installs the Spark engine's packages too (README, Spark).
+# With ANALYTICS_ENGINE=spark, `make run` installs the Spark engine's packages too (docs/data-engineer/spark.md).
 run: install $(if $(filter spark,$(ANALYTICS_ENGINE)),install-spark) manifest translations tracker frontend
 	$(BIN)/analytics demo --if-missing
 	$(BIN)/analytics up

@@ -206,7 +206,7 @@ class Settings:
     lake_dir: Path | None = None
     workbench_reads: str = "lake"
     # The engine that builds the dbt models: this PostgreSQL, or a Spark standalone cluster that
-    # `analytics up` starts (master, workers, Thrift server; README, Spark). `spark_master_url` set:
+    # `analytics up` starts (master, workers, Thrift server; docs/data-engineer/spark.md). `spark_master_url` set:
     # the master runs elsewhere and only the workers and the Thrift server start here.
     engine: str = "postgres"
     spark_workers: int = 2

@@ -1,4 +1,4 @@
-{#- What differs between the two targets (PostgreSQL, the default, and Spark: README, Spark), one
+{#- What differs between the two targets (PostgreSQL, the default, and Spark: docs/data-engineer/spark.md), one
     macro per difference, dispatched on the adapter as dbt's own cross-database macros are. The
     models are written once; each postgres__ implementation is the SQL the models had before the
     Spark target existed, so PostgreSQL runs exactly the same statements.

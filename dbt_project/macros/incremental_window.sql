@@ -36,7 +36,7 @@
 
 {#- Spark builds every model whole for now (materialized as tables, see dbt_project.yml): a window
     would replace a table with the window's rows only, so it is refused. Day partitions replaced
-    with insert_overwrite are what incremental runs on Spark will use (README, Spark). -#}
+    with insert_overwrite are what incremental runs on Spark will use (docs/data-engineer/spark.md). -#}
 {#- How the incremental models are materialized: incrementally on PostgreSQL, whole tables on Spark
     (dbt_project.yml says the same for the folders' defaults). -#}
 {% macro incremental_materialization() -%}

@@ -61,7 +61,7 @@ class LakeTable:
     @property
     def stored_columns(self) -> tuple[tuple[str, str], ...]:
         """The columns as the files hold them: raw events' UUIDs as their text, which Spark reads
-        (Spark 4.0 refuses Parquet's UUID type; README, Spark). The views keep DuckDB's types."""
+        (Spark 4.0 refuses Parquet's UUID type; docs/data-engineer/spark.md). The views keep DuckDB's types."""
         if (self.schema, self.name) != RAW_EVENTS:
             return self.columns
         return tuple((name, "VARCHAR" if kind == "UUID" else kind) for name, kind in self.columns)

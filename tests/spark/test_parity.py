@@ -27,7 +27,7 @@ from tests.pipeline.conftest import built_database  # noqa: F401 - the module's 
 
 pytestmark = pytest.mark.slow
 
-# The models built on Spark so far (README, Spark: the others follow model by model), with the
+# The models built on Spark so far (docs/data-engineer/spark.md: the others follow model by model), with the
 # key their rows are ordered by.
 MODELS = {
     "intermediate.int_events_sessionized": "event_id",
