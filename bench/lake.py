@@ -14,13 +14,16 @@ Starts an embedded PostgreSQL in a temporary directory, loads N synthetic events
    (with several sizes, the table shows whether it grows with the data: it should not, DuckDB
    streams the files).
 
-Several sizes (`--events 1000000 10000000`) run one after another on fresh servers.
-Run: ``python bench/lake.py [--events N [N ...]] [--days D] [--repeat R]``.
+Several sizes (`--events 1000000 10000000`) run one after another on fresh servers. With
+`--keep DIR` (one size), the server, its data and the lake stay in DIR, and a later run with the
+same DIR skips the load, the full build and the first export (steps 2 to 5 again, on one more day).
+Run: ``python bench/lake.py [--events N [N ...]] [--days D] [--repeat R] [--keep DIR]``.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
 import statistics
@@ -110,36 +113,34 @@ def postgres_bytes(url: str) -> int:
 
 
 def bench_size(events: int, args: argparse.Namespace) -> dict:
-    rng = random.Random(27)
+    rng = random.Random(27 if not args.keep else time.time_ns())
     with tempfile.TemporaryDirectory(prefix="bench-lake-") as tmp:
-        pgdata = Path(tmp) / "pgdata"
+        base = Path(args.keep) if args.keep else Path(tmp)
+        pgdata, kept = base / "pgdata", base / "bench.json"
         state = embedded.start(pgdata)
         try:
-            settings = Settings(home=Path(tmp) / "home", database_url="postgresql://unused/analytics",
-                                server_secret_value=SECRET, lake_dir=Path(tmp) / "lake")
-            url, site_id = shop_database(state.url("postgres"), "analytics", args.days,
-                                         reader_password=reader_password(settings))
-            settings = dataclasses.replace(settings, database_url=url)
+            settings = Settings(home=base / "home", database_url="postgresql://unused/analytics",
+                                server_secret_value=SECRET, lake_dir=base / "lake")
             now = datetime.now(timezone.utc).replace(microsecond=0)
-            history_end = now - timedelta(days=1)
-            print(f"== {events:,} events over {args.days} days (load average {os.getloadavg()[0]:.1f})")
-            started = time.perf_counter()
-            loaded = load(url, synthetic_events(site_id, events, history_end - timedelta(days=args.days),
-                                                history_end, rng))
-            builds = DbtBuilds(url, 4, False, Path(tmp) / "dbt-target")
-            builds.build()
-            print(f"loaded and built in {time.perf_counter() - started:.0f} s")
-
-            started = time.perf_counter()
-            with LakeWriter(settings).open() as writer:
-                views = writer.refresh_views(full=True)
-                views_seconds = time.perf_counter() - started
-                first_day = (history_end - timedelta(days=args.days)).date()
-                for offset in range(args.days + 1):
-                    writer.export_raw_day(first_day + timedelta(days=offset))
-            print(f"first export of the lake: every view {views_seconds:.1f} s (slowest: " + ", ".join(
-                f"{r.table} {r.seconds:.1f} s" for r in sorted(views, key=lambda r: -r.seconds)[:4])
-                + f"), then {args.days + 1} raw days: {time.perf_counter() - started - views_seconds:.1f} s")
+            builds_target = base / "dbt-target"
+            if kept.is_file():
+                previous = json.loads(kept.read_text())
+                url, site_id, loaded = previous["url"], previous["site_id"], previous["events"]
+                history_end = datetime.fromisoformat(previous["history_end"])
+                settings = dataclasses.replace(settings, database_url=url)
+                builds = DbtBuilds(url, 4, False, builds_target)
+                print(f"== {loaded:,} events over {args.days} days and the days added since, kept in {base} "
+                      f"(load average {os.getloadavg()[0]:.1f})")
+            else:
+                url, site_id = shop_database(state.url("postgres"), "analytics", args.days,
+                                             reader_password=reader_password(settings))
+                settings = dataclasses.replace(settings, database_url=url)
+                history_end = now - timedelta(days=1)
+                loaded, builds = load_and_export(url, site_id, events, history_end, settings, builds_target,
+                                                 args, rng)
+                if args.keep:
+                    kept.write_text(json.dumps({"url": url, "site_id": site_id, "events": loaded,
+                                                "history_end": history_end.isoformat()}))
             lake_size, pg_size = folder_bytes(settings.lake_path), postgres_bytes(url)
             print(f"size on disk: lake {lake_size / 2**20:,.0f} MiB, PostgreSQL {pg_size / 2**20:,.0f} MiB "
                   f"(raw events and dbt tables): {pg_size / max(lake_size, 1):.1f}x smaller")
@@ -153,7 +154,7 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
                   f"(target: 111,000 events <= {EXPORT_DAY_TARGET_S:.0f} s)")
 
             per_day = max(1, events // args.days)
-            load(url, synthetic_events(site_id, per_day, history_end, now, rng))
+            load(url, synthetic_events(site_id, per_day, now - timedelta(days=1), now, rng))
             started = time.perf_counter()
             builds.build("--exclude", "config.materialized:view")
             build_seconds = time.perf_counter() - started
@@ -197,6 +198,28 @@ def bench_size(events: int, args: argparse.Namespace) -> dict:
             embedded.stop(pgdata)
 
 
+def load_and_export(url: str, site_id: str, events: int, history_end: datetime, settings: Settings,
+                    builds_target: Path, args: argparse.Namespace, rng: random.Random) -> tuple[int, DbtBuilds]:
+    """Step 1: the history loaded and built, then the whole lake written (every view, every day)."""
+    print(f"== {events:,} events over {args.days} days (load average {os.getloadavg()[0]:.1f})")
+    started = time.perf_counter()
+    loaded = load(url, synthetic_events(site_id, events, history_end - timedelta(days=args.days), history_end, rng))
+    builds = DbtBuilds(url, 4, False, builds_target)
+    builds.build()
+    print(f"loaded and built in {time.perf_counter() - started:.0f} s")
+    started = time.perf_counter()
+    with LakeWriter(settings).open() as writer:
+        views = writer.refresh_views(full=True)
+        views_seconds = time.perf_counter() - started
+        first_day = (history_end - timedelta(days=args.days)).date()
+        for offset in range(args.days + 1):
+            writer.export_raw_day(first_day + timedelta(days=offset))
+    print(f"first export of the lake: every view {views_seconds:.1f} s (slowest: " + ", ".join(
+        f"{r.table} {r.seconds:.1f} s" for r in sorted(views, key=lambda r: -r.seconds)[:4])
+        + f"), then {args.days + 1} raw days: {time.perf_counter() - started - views_seconds:.1f} s")
+    return loaded, builds
+
+
 def _same(a: list, b: list) -> bool:
     """Whether two results hold the same rows (floats within 1e-9 relative: sums in another order)."""
     if len(a) != len(b):
@@ -216,7 +239,10 @@ def main() -> None:
     parser.add_argument("--events", type=int, nargs="+", default=[1_000_000])
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--keep", metavar="DIR", help="keep the server and the lake in DIR (and reuse them)")
     args = parser.parse_args()
+    if args.keep and len(args.events) > 1:
+        parser.error("--keep takes one size")
     runs = [bench_size(events, args) for events in args.events]
     print("\n    events | slowest speed-up | export day s | refresh s | lake MiB | pg MiB | peak RSS MiB")
     for run in runs:

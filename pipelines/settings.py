@@ -15,6 +15,9 @@ from typing import Mapping
 SECRET_FILE_NAME = "server-secret"
 
 
+SMTP_SECURITY = ("starttls", "tls", "none")
+
+
 class SettingsError(ValueError):
     """A configuration value is present but unusable."""
 
@@ -171,6 +174,16 @@ class Settings:
     #: Claim -> user attribute, and directory group -> workbench group (JSON objects in the environment).
     oidc_attribute_claims: tuple[tuple[str, str], ...] = ()
     oidc_group_mapping: tuple[tuple[str, str], ...] = ()
+    # Outgoing mail (subscriptions and alerts): off unless a host is set, here or by an administrator
+    # in the Settings screen (whose values take precedence). "starttls" upgrades a plain connection
+    # (port 587), "tls" opens one (port 465), "none" is for a relay on the same machine only.
+    smtp_host: str | None = None
+    smtp_port: int | None = None
+    smtp_security: str = "starttls"
+    smtp_username: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    smtp_from: str | None = None
+    smtp_timeout_seconds: int = 30
     # The lake (Parquet beside PostgreSQL): its folder (a mounted shared filesystem on a cluster; None:
     # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
     lake_dir: Path | None = None
@@ -223,6 +236,13 @@ class Settings:
             oidc_display_name=env.get("ANALYTICS_OIDC_PROVIDER_NAME") or "OpenID Connect",
             oidc_attribute_claims=_name_map(env, "ANALYTICS_OIDC_ATTRIBUTE_CLAIMS", _ATTRIBUTE_NAME),
             oidc_group_mapping=_name_map(env, "ANALYTICS_OIDC_GROUP_MAPPING"),
+            smtp_host=env.get("ANALYTICS_SMTP_HOST") or None,
+            smtp_port=_port(env, "ANALYTICS_SMTP_PORT", 0) or None,
+            smtp_security=_choice(env, "ANALYTICS_SMTP_SECURITY", "starttls", SMTP_SECURITY),
+            smtp_username=env.get("ANALYTICS_SMTP_USERNAME") or None,
+            smtp_password=env.get("ANALYTICS_SMTP_PASSWORD") or None,
+            smtp_from=env.get("ANALYTICS_SMTP_FROM") or None,
+            smtp_timeout_seconds=_positive_int(env, "ANALYTICS_SMTP_TIMEOUT_SECONDS", 30),
             lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
             workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
         )

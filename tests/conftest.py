@@ -124,3 +124,25 @@ def db(database_url):
     """An autocommit connection to this test's database."""
     with psycopg.connect(database_url, autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def workbench_settings(settings, pg_server_url):
+    """Settings whose workbench database is a fresh one for this test."""
+    from workbench_app import metadata_database
+    name = f"wb_{uuid.uuid4().hex[:12]}"
+    with connection.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    wb_settings = replace(settings, workbench_database_name=name)
+    metadata_database.prepare_metadata_database(wb_settings)
+    yield wb_settings
+    with connection.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def workbench_db(workbench_settings):
+    """An autocommit connection to this test's workbench database."""
+    from workbench_app import metadata_database
+    with psycopg.connect(metadata_database.metadata_url(workbench_settings), autocommit=True) as conn:
+        yield conn

@@ -40,6 +40,7 @@
       event_name: purchases, funnel steps, scroll and zone events (marts);
       visit_end: the window of int_visits;
       received_at: the window of the next run (max(received_at)).
+    And three small partial ones for the lake's refresh of some marts (macros/reader_indexes.sql).
     None on event_id or visit_id: nothing looks an event up by them (erasure scans by person). -#}
 {% macro sessionized_events(shard) %}
 {{
@@ -55,6 +56,7 @@
             {'columns': ['visit_end']},
             {'columns': ['received_at']},
         ],
+        post_hook="{{ sessionized_event_reader_indexes() }}",
     )
 }}
 

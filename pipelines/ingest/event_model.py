@@ -43,10 +43,10 @@ _LARGEST_FLOAT = sys.float_info.max
 
 def _matching(core: str, **meta) -> Any:
     """Text that matches the regular expression `core` as a whole (see the module's docstring)."""
-    return Annotated[str, Meta(pattern=f"^{core}{_END}", **meta)]
+    return Annotated[str, Meta(pattern=f"^{core}{END_OF_TEXT}", **meta)]
 
 
-_END = "$(?!\\n)"
+END_OF_TEXT = "$(?!\\n)"
 EVENT_NAME = "[A-Za-z0-9_.:-]{1,64}"
 VISITOR_COOKIE = "[A-Za-z0-9_-]{22,64}"
 LANGUAGE = "[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 
-from pipelines.lake.export import LakeWriter, lake_lock, lake_of
+from pipelines.lake.export import LakeWriter, lake_lock
 from pipelines.lake.layout import ANALYTICS, RAW_EVENTS, SITE_DAY, Lake, Partition, partition_of
 from pipelines.lake.tables import LakeTable, lake_table
 
@@ -160,4 +160,4 @@ def apply_lake_retention(conn: psycopg.Connection, lake: Lake, cutoffs: dict[str
 
 
 __all__ = ["PersonIds", "LakeErasureIncomplete", "person_in_postgres", "person_in_lake", "erase_from_lake",
-           "files_holding", "apply_lake_retention", "lake_of"]
+           "files_holding", "apply_lake_retention"]

@@ -49,3 +49,27 @@ def test_a_month_window_rebuilds_that_month_only(db, database_url, site):
     # A window with no events leaves everything as it was.
     run_dbt(database_url, "build", "--select", "+tag:partitioned", "--vars", window)
     assert snapshot(db) == before
+
+
+def test_the_lake_readers_partial_indexes_exist_once_after_incremental_and_full_builds(db, database_url, site):
+    """macros/reader_indexes.sql: one of each per shard, whatever builds ran (a full refresh builds
+    the table beside the old one, whose index still holds its name)."""
+    load_fixture_data(db, site)
+
+    def reader_indexes():
+        return db.execute(
+            """select tablename, regexp_replace(indexname, '_[0-9]+$', ''), count(*)
+                 from pg_indexes where schemaname = 'intermediate' and indexname ~ '_(scroll|funnel|purchase)_[0-9]+$'
+                group by 1, 2 order by 1, 2""").fetchall()
+
+    run_dbt(database_url, "build")
+    shards = [name for (name,) in db.execute(
+        "select tablename from pg_tables where schemaname = 'intermediate'"
+        " and tablename like 'int_events_sessionized_shard_%' order by 1").fetchall()]
+    expected = [(shard, f"{shard}_{label}", 1) for shard in shards for label in ("funnel", "purchase", "scroll")]
+    assert shards and reader_indexes() == expected
+    insert_event(db, site, NOW - timedelta(minutes=5), visitor=BOB_COOKIE, path="/blog/other", received_at=NOW)
+    run_dbt(database_url, "build")
+    assert reader_indexes() == expected
+    run_dbt(database_url, "build", "--full-refresh")
+    assert reader_indexes() == expected

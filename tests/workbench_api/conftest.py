@@ -6,15 +6,11 @@ the same PostgreSQL server; the warehouse source reads the analytics database as
 """
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import psycopg
 import pytest
-from psycopg import sql
 
-from pipelines.database import connection
-from workbench_app import metadata_database
 from workbench_app.accounts import api_tokens, users
 from workbench_app.accounts.identity import Identity
 from workbench_app.app import create_app
@@ -44,25 +40,6 @@ def warehouse(db):
     db.execute("comment on view analytics.page_views is 'One row per page view'")
     db.execute("comment on column analytics.page_views.page is 'Path of the page'")
     return db
-
-
-@pytest.fixture
-def workbench_settings(settings, pg_server_url):
-    """Settings whose workbench database is a fresh one for this test."""
-    name = f"wb_{uuid.uuid4().hex[:12]}"
-    with connection.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    wb_settings = replace(settings, workbench_database_name=name)
-    metadata_database.prepare_metadata_database(wb_settings)
-    yield wb_settings
-    with connection.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-
-
-@pytest.fixture
-def workbench_db(workbench_settings):
-    with psycopg.connect(metadata_database.metadata_url(workbench_settings), autocommit=True) as conn:
-        yield conn
 
 
 @pytest.fixture

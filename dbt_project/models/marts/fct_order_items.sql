@@ -9,10 +9,17 @@ with orders as (
 
 deduplicated as (
 
-    select distinct on (site_id, coalesce(transaction_id, event_id::text))
-        *
+    -- The first such purchase of each transaction, as in fct_orders (why not DISTINCT ON: there).
+    select *
     from orders
-    order by site_id, coalesce(transaction_id, event_id::text), occurred_at, event_id
+    where orders.transaction_id is null
+       or not exists (
+            select 1 from {{ ref('int_events_sessionized') }} as earlier
+            where earlier.event_name = 'purchase' and jsonb_typeof(earlier.items) = 'array'
+              and earlier.site_id = orders.site_id
+              and earlier.transaction_id = orders.transaction_id
+              and (earlier.occurred_at, earlier.event_id) < (orders.occurred_at, orders.event_id)
+       )
 
 ),
 

@@ -11,10 +11,20 @@ with purchases as (
 
 deduplicated as (
 
-    select distinct on (site_id, coalesce(transaction_id, event_id::text))
-        *
+    -- The first purchase of each transaction (one without an id is its own order). Written as
+    -- "no earlier purchase of it" rather than DISTINCT ON: a filter on the time (a few days read
+    -- by the lake's refresh) then reaches the scan, and the earlier one is found through an index
+    -- (macros/reader_indexes.sql).
+    select *
     from purchases
-    order by site_id, coalesce(transaction_id, event_id::text), occurred_at, event_id
+    where purchases.transaction_id is null
+       or not exists (
+            select 1 from {{ ref('int_events_sessionized') }} as earlier
+            where earlier.event_name = 'purchase'
+              and earlier.site_id = purchases.site_id
+              and earlier.transaction_id = purchases.transaction_id
+              and (earlier.occurred_at, earlier.event_id) < (purchases.occurred_at, purchases.event_id)
+       )
 
 ),
 

@@ -1,0 +1,1 @@
+"""Outgoing deliveries of subscriptions and alerts: e-mail through an SMTP server, and signed webhooks."""
