@@ -88,3 +88,26 @@ def test_the_readme_and_the_guide_say_how_to_build_the_guide(page):
 
 def test_the_readme_stays_short():
     assert len((REPO_ROOT / "README.md").read_text().splitlines()) <= 160
+
+
+def _slug(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_of_the_readme_leads_somewhere():
+    """The README is outside the guide's strict build: its links to the guide and its own anchors."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    anchors = {_slug(heading) for heading in re.findall(r"^#+ (.+)$", FENCED.sub("", readme), re.M)}
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert links
+    for link in links:
+        if re.match(r"[a-z]+://", link):
+            continue
+        path, _, anchor = link.partition("#")
+        if path:
+            assert (REPO_ROOT / path).exists(), f"the README links to {path}, which does not exist"
+            if anchor and path.endswith(".md"):
+                target = FENCED.sub("", (REPO_ROOT / path).read_text())
+                assert anchor in {_slug(h) for h in re.findall(r"^#+ (.+)$", target, re.M)}, link
+        else:
+            assert anchor in anchors, f"the README links to #{anchor}, a heading it does not have"

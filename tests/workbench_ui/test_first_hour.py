@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from analytics_cli.local_stack import LocalStack, free_port
 from tests.collector_admin_ui.browser_steps import expect_accessible
 from tests.conftest import REPO_ROOT
-from tests.workbench_ui.conftest import LANGUAGES, MAIN_MENU, PASSWORD, check_accessibility
+from tests.workbench_ui.conftest import LANGUAGES, MAIN_MENU, PASSWORD, check_accessibility, guide_screen
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 LOCALES = REPO_ROOT / "workbench_app" / "frontend" / "src" / "i18n" / "locales"
@@ -124,6 +124,8 @@ def test_the_first_hour(browser, fresh_stack, language):
     page.get_by_role("button", name=w["sql.run"], exact=True).click()
     expect(page.get_by_test_id("result-status")).to_be_visible()
     expect(page.get_by_test_id("chart").locator("svg").first).to_be_visible(timeout=30_000)
+    if language == "en":
+        guide_screen(page, "sql-editor")
     main.get_by_role("link", name=w["home.title"], exact=True).click()
     recent = page.get_by_role("region", name=w["home.recent"], exact=True)
     expect(recent.get_by_role("link", name="Visits by channel")).to_be_visible()
@@ -143,6 +145,8 @@ def test_the_first_hour(browser, fresh_stack, language):
     expect(collector.get_by_role("heading", level=1)).to_have_text(c("Sites"))
     collector.get_by_role("link", name="Demo shop").click()
     expect_accessible(collector)
+    if language == "en":
+        guide_screen(collector, "collector-site")
     collector.get_by_label(c("Key name"), exact=True).fill("Checkout")
     collector.get_by_role("button", name=c("Create a key")).click()
     secret = collector.get_by_label(re.compile(re.escape(c("Secret of the key “%(name)s”").split("%(name)s")[0])))
