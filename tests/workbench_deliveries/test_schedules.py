@@ -55,20 +55,22 @@ def test_a_stopped_checker_owes_the_latest_missed_time_once():
     assert schedule.owed(utc(2025, 1, 1), now) == utc(2026, 11, 27, 7, 0)
 
 
-@pytest.mark.parametrize("fields, message", [
+@pytest.mark.parametrize("fields, field", [
     ({"every": "week", "hour": 8}, "weekday"),
     ({"every": "day", "hour": 8, "weekday": 2}, "weekday"),
-    ({"every": "month", "hour": 8}, "day of the month"),
-    ({"every": "day", "hour": 24}, "less than or equal to 23"),
-    ({"every": "day", "hour": 8, "timezone": "Mars/Olympus"}, "IANA"),
-    ({"every": "day", "hour": 8, "timezone": "../../etc/passwd"}, "IANA"),
-    ({"every": "hourly", "hour": 8}, "every"),
-    ({"every": "day", "hour": 8, "cron": "* * * * *"}, "cron"),
+    ({"every": "month", "hour": 8}, "day"),
+    ({"every": "day", "hour": 8, "timezone": "Mars/Olympus"}, "timezone"),
+    ({"every": "day", "hour": 8, "timezone": "../../etc/passwd"}, "timezone"),
 ])
-def test_a_schedule_that_cannot_be_kept_is_refused_with_the_reason(fields, message):
-    with pytest.raises(ValidationError) as refused:
-        Schedule(**fields)
-    assert message in str(refused.value)
+def test_a_schedule_that_cannot_be_kept_says_which_field(fields, field):
+    assert [name for name, _ in Schedule(**fields).problems()] == [field]
+
+
+@pytest.mark.parametrize("fields", [{"every": "day", "hour": 24}, {"every": "hourly", "hour": 8},
+                                    {"every": "day", "hour": "8"}, {"every": "day"}])
+def test_a_schedule_of_the_wrong_types_is_refused(fields):
+    with pytest.raises(ValidationError):
+        Schedule.model_validate(fields)
 
 
 def test_every_due_time_of_a_year_is_strictly_increasing_and_at_the_local_hour():

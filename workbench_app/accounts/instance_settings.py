@@ -22,10 +22,11 @@ def default_locale(conn: psycopg.Connection) -> str:
 
 
 def sharing(conn: psycopg.Connection) -> dict[str, Any]:
-    """public_sharing, embed_max_lifetime_seconds, public_link_requests_per_minute (read on every shared call)."""
+    """public_sharing, embed_max_lifetime_seconds, public_link_requests_per_minute (read on every shared
+    call), external_recipients (subscriptions outside the accounts)."""
     with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute("select public_sharing, embed_max_lifetime_seconds, public_link_requests_per_minute "
-                           "from sharing_settings").fetchone()
+        return cur.execute("select public_sharing, embed_max_lifetime_seconds, public_link_requests_per_minute, "
+                           "external_recipients from sharing_settings").fetchone()
 
 
 def read(conn: psycopg.Connection) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def update(conn: psycopg.Connection, actor: Identity, locale: str | None,
                      (locale, actor.user_id))
         audit_log.record(conn, actor.user_id, actor.actor, "settings.updated", None, {"default_locale": locale})
     changes = {name: value for name, value in (sharing_changes or {}).items() if value is not None}
-    for name, value in changes.items():  # names come from SHARING_LIMITS and public_sharing only
+    for name, value in changes.items():  # names come from SHARING_LIMITS, public_sharing and external_recipients
         conn.execute(f"update sharing_settings set {name} = %s", (value,))
     if changes:
         audit_log.record(conn, actor.user_id, actor.actor, "settings.updated", None, changes)

@@ -21,6 +21,7 @@ from workbench_app.api import (
     sharing_routes,
     single_sign_on_routes,
     sources_routes,
+    subscriptions_routes,
     themes_routes,
 )
 from workbench_app.api.authentication import authenticate_request, services
@@ -36,7 +37,7 @@ def register_api(app: Flask) -> None:
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
-                   themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes):
+                   themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes, subscriptions_routes):
         api.register_blueprint(module.blueprint)
     api.after_request(home_routes.remember_visit)
     app.register_blueprint(api)

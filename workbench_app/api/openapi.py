@@ -24,6 +24,7 @@ from workbench_app.themes import openapi_paths as themes_openapi
 from workbench_app.single_sign_on import openapi_paths as sso_openapi
 from workbench_app.sharing import openapi_paths as sharing_openapi
 from workbench_app.sharing.shapes import SharedDashboard
+from workbench_app.subscriptions import openapi_paths as subscriptions_openapi
 
 blueprint = Blueprint("openapi", __name__)
 # The paths below are relative to it.
@@ -533,6 +534,9 @@ def _area_fragments() -> list[tuple[str, dict[str, Any]]]:
         ("sharing", {"paths": sharing_openapi.paths(op, _also, _body),
                      "components": {"schemas": sharing_openapi.SCHEMAS}}),
         ("home", {"paths": home_openapi.paths(op, _also), "components": {"schemas": home_openapi.SCHEMAS}}),
+        ("subscriptions", {"paths": subscriptions_openapi.paths(op, _also), "components": {"schemas": {
+            **_model_schemas(*subscriptions_openapi.ANSWERS),
+            **_model_schemas(*subscriptions_openapi.REQUESTS, mode="validation")}}}),
         ("answer models", {"components": {"schemas": _model_schemas(
             Dashboard, DashboardList, SharedDashboard, Model, ModelList, Metric, MetricList, Group, GroupList)}}),
         ("request models", {"components": {"schemas": _model_schemas(

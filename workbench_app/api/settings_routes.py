@@ -29,6 +29,7 @@ def update_settings():
     body = json_body()
     locale = check.one_of(body, "default_locale", instance_settings.LOCALES)
     sharing = {"public_sharing": check.boolean(body, "public_sharing"),
+               "external_recipients": check.boolean(body, "external_recipients"),
                **{name: check.integer(body, name, minimum=low, maximum=high)
                   for name, (low, high) in instance_settings.SHARING_LIMITS.items()}}
     with services().transaction() as conn:

@@ -43,6 +43,10 @@ def _definition(fields: dict[str, Any]) -> tuple[str, str, Any, dict[str, str]]:
     if kind == "builder":
         sql, types, _ = builder.compile_definition(fields.get("builder"))
         return kind, sql, fields["builder"], types
+    if fields.get("builder") is not None:
+        # A builder sent with a SQL question is not kept, but what is sent is still checked (the
+        # document describes it, and a client should hear that it is wrong).
+        builder.compile_definition(fields["builder"])
     sql = fields.get("sql")
     if not isinstance(sql, str) or not sql.strip() or len(sql) > 100_000:
         raise invalid("sql is required for a SQL question (at most 100,000 characters).", field="sql")

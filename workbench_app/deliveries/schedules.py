@@ -14,43 +14,41 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from workbench_app.request_shapes import RequestShape, Text, WholeNumber
 
 # How far back a checker looks for a missed time: a stopped daemon owes the last one, not a month.
 CATCH_UP_LIMIT = timedelta(days=35)
 
 
-class Schedule(BaseModel):
-    """A delivery schedule as the API takes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+class Schedule(RequestShape):
+    """A delivery schedule, as the API takes it (`problems` says what the fields' types cannot)."""
 
     every: Literal["day", "week", "month"]
     """How often: each day, each week on `weekday`, each month on `day`."""
-    hour: int = Field(ge=0, le=23)
+    hour: WholeNumber(0, 23)
     """The hour of the day, in `timezone`."""
-    minute: int = Field(default=0, ge=0, le=59)
-    weekday: int | None = Field(default=None, ge=0, le=6)
+    minute: WholeNumber(0, 59) = 0
+    weekday: WholeNumber(0, 6) | None = None
     """For a weekly schedule: 0 is Monday, 6 is Sunday."""
-    day: int | None = Field(default=None, ge=1, le=31)
+    day: WholeNumber(1, 31) | None = None
     """For a monthly schedule: the date (past the month's end: its last day)."""
-    timezone: str = "UTC"
+    timezone: Text(64, allow_empty=False) = "UTC"
     """An IANA time zone name, such as Europe/Paris."""
 
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, name: str) -> str:
-        if name != "UTC" and name not in _zone_names():
-            raise ValueError("an IANA time zone name such as Europe/Paris")
-        return name
-
-    @model_validator(mode="after")
-    def _fields_of_the_period(self) -> "Schedule":
+    def problems(self) -> list[tuple[str, str]]:
+        """(field, message) of each rule the fields break together; empty when it can be kept."""
+        found = []
         if (self.every == "week") != (self.weekday is not None):
-            raise ValueError("a weekday (0 Monday to 6 Sunday) is given for a weekly schedule, and only then")
+            found.append(("weekday", "weekday is given for a weekly schedule, and only then."))
         if (self.every == "month") != (self.day is not None):
-            raise ValueError("a day of the month (1 to 31) is given for a monthly schedule, and only then")
-        return self
+            found.append(("day", "day is given for a monthly schedule, and only then."))
+        if self.timezone != "UTC" and self.timezone not in _zone_names():
+            found.append(("timezone", "timezone must be an IANA time zone name such as Europe/Paris."))
+        return found
+
+    def stored(self) -> dict:
+        """The schedule as a subscription's row keeps it (JSON)."""
+        return self.model_dump(exclude_none=True)
 
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)

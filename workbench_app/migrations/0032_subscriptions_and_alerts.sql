@@ -63,15 +63,15 @@ create table alerts (
 create index alerts_owner on alerts (owner_id);
 
 -- Who receives a subscription's or an alert's mail: an account (at sending time, under its own
--- rights) or an external address (public-link rights). Each has its own unsubscribe link, whose
--- secret is kept only as a SHA-256, like public links'.
+-- rights) or an external address (public-link rights). Each message carries the recipient's own
+-- unsubscribe link, signed with a key derived from the server secret (nothing to store, and only
+-- that recipient's link works for them).
 create table delivery_recipients (
     recipient_id        bigint generated always as identity primary key,
     subscription_id     bigint references subscriptions on delete cascade,
     alert_id            bigint references alerts on delete cascade,
     user_id             bigint references users on delete cascade,
     email               text,
-    unsubscribe_sha256  text not null unique,
     unsubscribed_at     timestamptz,
     added_at            timestamptz not null default now(),
     check (num_nonnulls(subscription_id, alert_id) = 1),

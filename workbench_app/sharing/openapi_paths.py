@@ -25,6 +25,8 @@ _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-Af
 SETTINGS_FIELDS: dict[str, Any] = {
     "public_sharing": {"type": "boolean", "description": "Whether dashboards may be shared by public link (off "
                                                          "by default; turning it off stops every link)."},
+    "external_recipients": {"type": "boolean", "description": "Whether subscriptions may send to addresses "
+                                                              "outside the accounts and to webhooks (off by default)."},
     **{name: {"type": "integer", "minimum": low, "maximum": high} for name, (low, high) in SHARING_LIMITS.items()},
 }
 

@@ -1625,6 +1625,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscriptions */
+        get: operations["list_subscriptions"];
+        put?: never;
+        /** Subscribe to a dashboard or a question */
+        post: operations["subscribe_to_a_dashboard_or_a_question"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a subscription */
+        get: operations["get_a_subscription"];
+        put?: never;
+        post?: never;
+        /** Delete a subscription */
+        delete: operations["delete_a_subscription"];
+        options?: never;
+        head?: never;
+        /** Change, pause or resume a subscription */
+        patch: operations["change,_pause_or_resume_a_subscription"];
+        trace?: never;
+    };
+    "/subscriptions/{subscription_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a subscription's deliveries */
+        get: operations["list_a_subscriptions_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1900,6 +1954,8 @@ export interface components {
             };
             /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
             public_sharing: boolean;
+            /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
+            external_recipients: boolean;
             embed_max_lifetime_seconds: number;
             public_link_requests_per_minute: number;
         };
@@ -2341,6 +2397,147 @@ export interface components {
             next_steps: components["schemas"]["NextStep"][] | null;
             /** @description The collector's pages as this machine reaches them (administrators). */
             collector_url: string | null;
+        };
+        Delivery: {
+            delivery_id: string;
+            recipient: string;
+            /** Format: date-time */
+            due_at: string;
+            /** @enum {string} */
+            status: "sending" | "sent" | "failed" | "skipped";
+            error_code: string | null;
+            error_message: string | null;
+            attempts: number;
+            /** Format: date-time */
+            started_at: string;
+            finished_at: string | null;
+        };
+        DeliveryList: {
+            deliveries: components["schemas"]["Delivery"][];
+        };
+        ScheduleAnswer: {
+            /** @enum {string} */
+            every: "day" | "week" | "month";
+            hour: number;
+            minute: number;
+            weekday?: number | null;
+            day?: number | null;
+            timezone: string;
+        };
+        Subscription: {
+            subscription_id: number;
+            owner_id: number;
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description Null once the dashboard or question was deleted (the subscription then sends nothing). */
+            target_id: number | null;
+            name: string;
+            schedule: components["schemas"]["ScheduleAnswer"];
+            filters: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            channel: "email" | "webhook";
+            recipients: components["schemas"]["SubscriptionRecipient"][];
+            webhook_url: string | null;
+            /** @enum {string} */
+            webhook_format: "json" | "slack";
+            paused: boolean;
+            /** @description The next sending, in UTC (null while paused or without a target). */
+            next_due_at: string | null;
+            last_due_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Only in the answer that creates a webhook subscription: the key that signs its bodies, shown once. */
+            webhook_secret?: string | null;
+        };
+        SubscriptionList: {
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        SubscriptionRecipient: {
+            recipient_id: number;
+            user_id: number | null;
+            /** @description The account's address, or the external one. */
+            email: string;
+            external: boolean;
+            unsubscribed: boolean;
+        };
+        NewSubscription: {
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description The dashboard's or the question's id; its owner must be able to read it. */
+            target_id: number;
+            /** @default  */
+            name?: string;
+            schedule: components["schemas"]["Schedule"];
+            /**
+             * @description A dashboard's filter values for this subscription, by filter id or name.
+             * @default {}
+             */
+            filters?: {
+                [key: string]: string;
+            };
+            /**
+             * @default email
+             * @enum {string}
+             */
+            channel?: "email" | "webhook";
+            /**
+             * @description For e-mail: at most 50, each account or address once.
+             * @default []
+             */
+            recipients?: components["schemas"]["Recipient"][];
+            webhook_url?: string | null;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+        };
+        /**
+         * @description One of: `user_id`, a workbench account, which receives what its own rights show at sending
+         *     time; or `email`, an address (an account's counts as that account; an external one, where an
+         *     administrator allows them, receives what a public link would show).
+         */
+        Recipient: {
+            user_id?: number | null;
+            email?: string | null;
+        };
+        /** @description A delivery schedule, as the API takes it (`problems` says what the fields' types cannot). */
+        Schedule: {
+            /**
+             * @description How often: each day, each week on `weekday`, each month on `day`.
+             * @enum {string}
+             */
+            every: "day" | "week" | "month";
+            /** @description The hour of the day, in `timezone`. */
+            hour: number;
+            /** @default 0 */
+            minute?: number;
+            /** @description For a weekly schedule: 0 is Monday, 6 is Sunday. */
+            weekday?: number | null;
+            /** @description For a monthly schedule: the date (past the month's end: its last day). */
+            day?: number | null;
+            /**
+             * @description An IANA time zone name, such as Europe/Paris.
+             * @default UTC
+             */
+            timezone?: string;
+        };
+        /** @description Any of the fields; `recipients` replaces the list whole. */
+        SubscriptionChange: {
+            /** @default  */
+            name?: string;
+            schedule?: components["schemas"]["Schedule"] | null;
+            filters?: {
+                [key: string]: string;
+            } | null;
+            recipients?: components["schemas"]["Recipient"][] | null;
+            webhook_url?: string | null;
+            webhook_format?: ("json" | "slack") | null;
+            paused?: boolean | null;
         };
         Dashboard: {
             dashboard_id: number;
@@ -4609,6 +4806,8 @@ export interface operations {
                     default_locale?: "en" | "fr" | "es";
                     /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
                     public_sharing?: boolean;
+                    /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
+                    external_recipients?: boolean;
                     embed_max_lifetime_seconds?: number;
                     public_link_requests_per_minute?: number;
                 };
@@ -15388,6 +15587,540 @@ export interface operations {
                 };
             };
             /** @description forbidden: administrators only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_subscriptions: {
+        parameters: {
+            query?: {
+                target_kind?: "dashboard" | "question";
+                target_id?: number;
+                all?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    subscribe_to_a_dashboard_or_a_question: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSubscription"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden, or external_recipients_off: an external address or a webhook where an administrator has not allowed them */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_a_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_a_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "change,_pause_or_resume_a_subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionChange"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden, or external_recipients_off: an external address or a webhook where an administrator has not allowed them */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_a_subscriptions_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;

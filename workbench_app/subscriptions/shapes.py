@@ -1,0 +1,111 @@
+"""Subscriptions as the API takes and answers them (bases: request_shapes.py, answer_shapes.py)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from workbench_app.answer_shapes import AnswerShape
+from workbench_app.deliveries.schedules import Schedule
+from workbench_app.request_shapes import Id, RequestShape, Text
+
+MAX_RECIPIENTS = 50
+TargetKind = Literal["dashboard", "question"]
+Channel = Literal["email", "webhook"]
+WebhookFormat = Literal["json", "slack"]
+
+
+class Recipient(RequestShape):
+    """One of: `user_id`, a workbench account, which receives what its own rights show at sending
+    time; or `email`, an address (an account's counts as that account; an external one, where an
+    administrator allows them, receives what a public link would show)."""
+
+    user_id: Id | None = None
+    email: Text(254) | None = None
+
+
+class NewSubscription(RequestShape):
+    target_kind: TargetKind
+    target_id: Id
+    """The dashboard's or the question's id; its owner must be able to read it."""
+    name: Text(100) = ""
+    schedule: Schedule
+    filters: dict[str, Text(500)] = {}
+    """A dashboard's filter values for this subscription, by filter id or name."""
+    channel: Channel = "email"
+    recipients: list[Recipient] = []
+    """For e-mail: at most 50, each account or address once."""
+    webhook_url: Text(2000) | None = None
+    webhook_format: WebhookFormat = "json"
+
+
+class SubscriptionChange(RequestShape):
+    """Any of the fields; `recipients` replaces the list whole."""
+
+    name: Text(100) = ""
+    schedule: Schedule | None = None
+    filters: dict[str, Text(500)] | None = None
+    recipients: list[Recipient] | None = None
+    webhook_url: Text(2000) | None = None
+    webhook_format: WebhookFormat | None = None
+    paused: bool | None = None
+
+
+class SubscriptionRecipient(AnswerShape):
+    recipient_id: int
+    user_id: int | None
+    email: str
+    """The account's address, or the external one."""
+    external: bool
+    unsubscribed: bool
+
+
+class ScheduleAnswer(AnswerShape):
+    every: Literal["day", "week", "month"]
+    hour: int
+    minute: int
+    weekday: int | None = None
+    day: int | None = None
+    timezone: str
+
+
+class Subscription(AnswerShape):
+    subscription_id: int
+    owner_id: int
+    target_kind: TargetKind
+    target_id: int | None
+    """Null once the dashboard or question was deleted (the subscription then sends nothing)."""
+    name: str
+    schedule: ScheduleAnswer
+    filters: dict[str, str]
+    channel: Channel
+    recipients: list[SubscriptionRecipient]
+    webhook_url: str | None
+    webhook_format: WebhookFormat
+    paused: bool
+    next_due_at: datetime | None
+    """The next sending, in UTC (null while paused or without a target)."""
+    last_due_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    webhook_secret: str | None = None
+    """Only in the answer that creates a webhook subscription: the key that signs its bodies, shown once."""
+
+
+class SubscriptionList(AnswerShape):
+    subscriptions: list[Subscription]
+
+
+class Delivery(AnswerShape):
+    delivery_id: str
+    recipient: str
+    due_at: datetime
+    status: Literal["sending", "sent", "failed", "skipped"]
+    error_code: str | None
+    error_message: str | None
+    attempts: int
+    started_at: datetime
+    finished_at: datetime | None
+
+
+class DeliveryList(AnswerShape):
+    deliveries: list[Delivery]

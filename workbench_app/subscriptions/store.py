@@ -1,0 +1,243 @@
+"""Subscriptions kept in the workbench database: who may see and change them, and what they hold.
+
+A subscription belongs to its owner, who must be able to read its dashboard or question; an
+administrator sees and changes every one. Recipients are accounts (named by id, or by an address
+that is an account's) or, where an administrator allows external recipients, other addresses; a
+webhook subscription also needs that allowance. Whether each recipient may still see the target
+is checked at sending time, under that recipient's rights (the delivery log says when not).
+"""
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import datetime, timezone
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from pipelines.key_derivation import derive_key
+from pipelines.sealing import seal
+from pipelines.settings import Settings
+from workbench_app.accounts import instance_settings
+from workbench_app.accounts.identity import Identity
+from workbench_app.content import dashboards, questions
+from workbench_app.deliveries.delivery_errors import DeliveryFailed
+from workbench_app.deliveries.delivery_log import log_of
+from workbench_app.deliveries.schedules import Schedule
+from workbench_app.deliveries.webhook_delivery import check_webhook_url
+from workbench_app.errors import WorkbenchError, invalid, not_found
+from workbench_app.records import audit_log
+from workbench_app.subscriptions.shapes import MAX_RECIPIENTS, NewSubscription, Recipient, SubscriptionChange
+
+_EMAIL = re.compile(r"^[^@\s]{1,200}@[^@\s]{1,200}$")
+WEBHOOK_SECRET_PURPOSE = "workbench-subscription-webhook-secret"
+_COLUMNS = ("subscription_id, owner_id, target_kind, coalesce(dashboard_id, question_id) as target_id, name, "
+            "schedule, filters, channel, webhook_url, webhook_format, paused_at is not null as paused, "
+            "last_due_at, created_at, updated_at")
+
+
+def create(conn: psycopg.Connection, settings: Settings, identity: Identity, fields: NewSubscription) -> dict[str, Any]:
+    _check_schedule(fields.schedule)
+    _readable_target(conn, identity, fields.target_kind, fields.target_id)
+    recipients = _recipients(conn, fields.channel, fields.recipients)
+    webhook_secret = sealed = None
+    if fields.channel == "webhook":
+        _check_webhook(conn, fields.webhook_url)
+        webhook_secret = "whsec_" + secrets.token_urlsafe(32)
+        sealed = seal(_webhook_key(settings), webhook_secret, WEBHOOK_SECRET_PURPOSE)
+    elif fields.webhook_url is not None:
+        raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
+    target_column = "dashboard_id" if fields.target_kind == "dashboard" else "question_id"
+    subscription_id = conn.execute(
+        f"""insert into subscriptions (owner_id, target_kind, {target_column}, name, schedule, filters, channel,
+                                       webhook_url, webhook_format, webhook_secret_sealed)
+            values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) returning subscription_id""",
+        (identity.user_id, fields.target_kind, fields.target_id, fields.name, Jsonb(fields.schedule.stored()),
+         Jsonb(fields.filters), fields.channel, fields.webhook_url, fields.webhook_format, sealed)).fetchone()[0]
+    _replace_recipients(conn, subscription_id, recipients)
+    audit_log.record(conn, identity.user_id, identity.actor, "subscription.created", f"subscription:{subscription_id}",
+                     {"target": f"{fields.target_kind}:{fields.target_id}", "channel": fields.channel,
+                      "recipients": len(recipients)})
+    answer = get(conn, identity, subscription_id)
+    if webhook_secret:
+        answer["webhook_secret"] = webhook_secret
+    return answer
+
+
+def list_subscriptions(conn: psycopg.Connection, identity: Identity, target_kind: str | None = None,
+                       target_id: int | None = None, everyone: bool = False) -> list[dict[str, Any]]:
+    """The person's subscriptions (`everyone`: an administrator's list of all), optionally of one target."""
+    if everyone and not identity.is_admin:
+        raise WorkbenchError(403, "forbidden", "Only administrators list everyone's subscriptions.")
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"""select {_COLUMNS} from subscriptions
+                 where (%(everyone)s or owner_id = %(owner)s)
+                   and (%(kind)s::text is null or target_kind = %(kind)s)
+                   and (%(target)s::bigint is null or coalesce(dashboard_id, question_id) = %(target)s)
+                 order by subscription_id""",
+            {"everyone": everyone, "owner": identity.user_id, "kind": target_kind, "target": target_id}).fetchall()
+    return _with_recipients(conn, rows)
+
+
+def get(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> dict[str, Any]:
+    return _with_recipients(conn, [_own(conn, identity, subscription_id)])[0]
+
+
+def update(conn: psycopg.Connection, identity: Identity, subscription_id: int,
+           change: SubscriptionChange) -> dict[str, Any]:
+    row = _own(conn, identity, subscription_id)
+    given = change.model_fields_set
+    sets: dict[str, Any] = {}
+    if "name" in given:
+        sets["name"] = change.name
+    if change.schedule is not None:
+        _check_schedule(change.schedule)
+        sets["schedule"] = Jsonb(change.schedule.stored())
+    if change.filters is not None:
+        sets["filters"] = Jsonb(change.filters)
+    if change.webhook_format is not None:
+        sets["webhook_format"] = change.webhook_format
+    if change.webhook_url is not None:
+        if row["channel"] != "webhook":
+            raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
+        _check_webhook(conn, change.webhook_url)
+        sets["webhook_url"] = change.webhook_url
+    if change.paused is not None:
+        sets["paused_at"] = datetime.now(timezone.utc) if change.paused else None
+    recipients = _recipients(conn, row["channel"], change.recipients) if change.recipients is not None else None
+    if sets:
+        assignments = ", ".join(f"{column} = %({column})s" for column in sets)
+        conn.execute(f"update subscriptions set {assignments}, updated_at = now() where subscription_id = %(id)s",
+                     {**sets, "id": subscription_id})
+    if recipients is not None:
+        _replace_recipients(conn, subscription_id, recipients)
+    audit_log.record(conn, identity.user_id, identity.actor, "subscription.changed", f"subscription:{subscription_id}",
+                     {"fields": sorted(given)})
+    return get(conn, identity, subscription_id)
+
+
+def delete(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> None:
+    _own(conn, identity, subscription_id)
+    conn.execute("delete from subscriptions where subscription_id = %s", (subscription_id,))
+    audit_log.record(conn, identity.user_id, identity.actor, "subscription.deleted", f"subscription:{subscription_id}")
+
+
+def deliveries(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> list[dict[str, Any]]:
+    _own(conn, identity, subscription_id)
+    return [{**entry, "delivery_id": str(entry["delivery_id"])} for entry in log_of(conn, subscription_id=subscription_id)]
+
+
+def external_recipients_allowed(conn: psycopg.Connection) -> bool:
+    return bool(instance_settings.sharing(conn)["external_recipients"])
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+def _own(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> dict[str, Any]:
+    """The subscription's row, when the person owns it or is an administrator (404 otherwise)."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(f"select {_COLUMNS} from subscriptions where subscription_id = %s",
+                          (subscription_id,)).fetchone()
+    if row is None or not (identity.is_admin or row["owner_id"] == identity.user_id):
+        raise not_found("Subscription")
+    return row
+
+
+def _check_schedule(schedule: Schedule) -> None:
+    problems = schedule.problems()
+    if problems:
+        field, message = problems[0]
+        raise invalid(message, field=f"schedule.{field}")
+
+
+def _readable_target(conn: psycopg.Connection, identity: Identity, kind: str, target_id: int) -> None:
+    """The owner must be able to read what they subscribe to (404 as when opening it)."""
+    if kind == "dashboard":
+        dashboards.get_dashboard(conn, identity, target_id)
+    else:
+        questions.get_question(conn, identity, target_id)
+
+
+def _check_webhook(conn: psycopg.Connection, url: str | None) -> None:
+    if url is None:
+        raise invalid("webhook_url is required for a webhook subscription.", field="webhook_url")
+    try:
+        check_webhook_url(url)
+    except DeliveryFailed:
+        raise invalid("webhook_url must be an http:// or https:// URL with a host.", field="webhook_url") from None
+    if not external_recipients_allowed(conn):
+        raise _external_off()
+
+
+def _external_off() -> WorkbenchError:
+    return WorkbenchError(403, "external_recipients_off", "Sending outside the workbench's accounts is not allowed: "
+                                                         "an administrator can allow it in Settings.")
+
+
+def _recipients(conn: psycopg.Connection, channel: str, given: list[Recipient]) -> list[tuple[int | None, str | None]]:
+    """(user_id, external address) of each recipient, each once, checked."""
+    if channel == "webhook":
+        if given:
+            raise invalid("A webhook subscription has no recipients: its address receives it.", field="recipients")
+        return []
+    if not given:
+        raise invalid("recipients must name at least one account or address.", field="recipients")
+    if len(given) > MAX_RECIPIENTS:
+        raise invalid(f"recipients may name at most {MAX_RECIPIENTS} accounts or addresses.", field="recipients")
+    found: list[tuple[int | None, str | None]] = []
+    for recipient in given:
+        if (recipient.user_id is None) == (recipient.email is None):
+            raise invalid("Each recipient names one of user_id or email.", field="recipients")
+        if recipient.user_id is not None:
+            if conn.execute("select 1 from users where user_id = %s and is_active", (recipient.user_id,)).fetchone() is None:
+                raise invalid("No active account has this user_id.", field="recipients", user_id=recipient.user_id)
+            entry = (recipient.user_id, None)
+        else:
+            address = recipient.email.strip()
+            if not _EMAIL.match(address):
+                raise invalid("email must be an e-mail address.", field="recipients")
+            account = conn.execute("select user_id from users where lower(email) = lower(%s) and is_active",
+                                   (address,)).fetchone()
+            entry = (account[0], None) if account else (None, address)
+        if entry not in found:
+            found.append(entry)
+    if any(user_id is None for user_id, _ in found) and not external_recipients_allowed(conn):
+        raise _external_off()
+    return found
+
+
+def _replace_recipients(conn: psycopg.Connection, subscription_id: int,
+                        recipients: list[tuple[int | None, str | None]]) -> None:
+    """The new list; a recipient kept keeps its row (and so its unsubscription)."""
+    kept = [user_id for user_id, _ in recipients if user_id is not None]
+    addresses = [email.lower() for _, email in recipients if email is not None]
+    conn.execute("""delete from delivery_recipients where subscription_id = %s
+                     and not (user_id = any(%s) or lower(email) = any(%s))""", (subscription_id, kept, addresses))
+    for user_id, email in recipients:
+        conn.execute("""insert into delivery_recipients (subscription_id, user_id, email) values (%s, %s, %s)
+                        on conflict do nothing""", (subscription_id, user_id, email))
+
+
+def _with_recipients(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    ids = [row["subscription_id"] for row in rows]
+    with conn.cursor(row_factory=dict_row) as cur:
+        recipients = cur.execute(
+            """select r.subscription_id, r.recipient_id, r.user_id, coalesce(u.email, r.email) as email,
+                      r.user_id is null as external, r.unsubscribed_at is not null as unsubscribed
+                 from delivery_recipients r left join users u using (user_id)
+                where r.subscription_id = any(%s) order by r.recipient_id""", (ids,)).fetchall()
+    now = datetime.now(timezone.utc)
+    for row in rows:
+        row["recipients"] = [{k: v for k, v in r.items() if k != "subscription_id"}
+                             for r in recipients if r["subscription_id"] == row["subscription_id"]]
+        schedule = Schedule.model_validate(row["schedule"])
+        row["schedule"] = schedule.model_dump()
+        row["next_due_at"] = None if row["paused"] or row["target_id"] is None else schedule.next_after(now)
+    return rows
+
+
+def _webhook_key(settings: Settings) -> bytes:
+    return derive_key(settings.server_secret(), WEBHOOK_SECRET_PURPOSE)
