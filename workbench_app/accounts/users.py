@@ -26,8 +26,13 @@ def _check_password(password: Any) -> str:
     return password
 
 
+def is_email_address(email: Any) -> bool:
+    """Whether `email` reads as an address (one @, no spaces): what an account's e-mail must be."""
+    return isinstance(email, str) and bool(_EMAIL.match(email.strip()))
+
+
 def _check_email(email: Any) -> str:
-    if not isinstance(email, str) or not _EMAIL.match(email.strip()):
+    if not is_email_address(email):
         raise invalid("email must be an e-mail address.", field="email")
     return email.strip()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
 from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -90,11 +91,6 @@ class Schedule(RequestShape):
         return datetime.combine(day, time(self.hour, self.minute), tzinfo=self.zone()).astimezone(timezone.utc)
 
 
-_ZONES: frozenset[str] | None = None
-
-
+@lru_cache(maxsize=1)
 def _zone_names() -> frozenset[str]:
-    global _ZONES
-    if _ZONES is None:
-        _ZONES = frozenset(available_timezones())
-    return _ZONES
+    return frozenset(available_timezones())

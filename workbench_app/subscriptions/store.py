@@ -8,7 +8,6 @@ is checked at sending time, under that recipient's rights (the delivery log says
 """
 from __future__ import annotations
 
-import re
 import secrets
 from datetime import datetime, timezone
 from typing import Any
@@ -20,7 +19,7 @@ from psycopg.types.json import Jsonb
 from pipelines.key_derivation import derive_key
 from pipelines.sealing import seal
 from pipelines.settings import Settings
-from workbench_app.accounts import instance_settings
+from workbench_app.accounts import instance_settings, users
 from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards, questions
 from workbench_app.deliveries.delivery_errors import DeliveryFailed
@@ -31,7 +30,6 @@ from workbench_app.errors import WorkbenchError, invalid, not_found
 from workbench_app.records import audit_log
 from workbench_app.subscriptions.shapes import MAX_RECIPIENTS, NewSubscription, Recipient, SubscriptionChange
 
-_EMAIL = re.compile(r"^[^@\s]{1,200}@[^@\s]{1,200}$")
 WEBHOOK_SECRET_PURPOSE = "workbench-subscription-webhook-secret"
 _COLUMNS = ("subscription_id, owner_id, target_kind, coalesce(dashboard_id, question_id) as target_id, name, "
             "schedule, filters, channel, webhook_url, webhook_format, paused_at is not null as paused, "
@@ -197,7 +195,7 @@ def _recipients(conn: psycopg.Connection, channel: str, given: list[Recipient]) 
             entry = (recipient.user_id, None)
         else:
             address = recipient.email.strip()
-            if not _EMAIL.match(address):
+            if not users.is_email_address(address):
                 raise invalid("email must be an e-mail address.", field="recipients")
             account = conn.execute("select user_id from users where lower(email) = lower(%s) and is_active",
                                    (address,)).fetchone()
