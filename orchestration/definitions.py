@@ -15,15 +15,16 @@ from orchestration.defs.maintenance.schedules import (declared_events_sensor, ev
                                                       maintenance_schedule, privacy_requests_job,
                                                       privacy_requests_sensor)
 from orchestration.defs.resources import build_resources
+from orchestration.defs.workbench.deliveries import subscription_deliveries_job, subscriptions_due_sensor
 from orchestration.defs.workbench.warm_up import dashboard_warm_up_sensor
 
 defs = Definitions(
     assets=[analytics_dbt_incremental_models, analytics_dbt_models, *maintenance_assets, inbound_inbox_processing,
             lake_raw_events, lake_analytics_views],
     jobs=[incremental_build_job, full_build_job, channel_rebuild_job, maintenance_job, event_views_job,
-          privacy_requests_job, inbound_job, lake_views_job, lake_raw_job],
+          privacy_requests_job, inbound_job, lake_views_job, lake_raw_job, subscription_deliveries_job],
     schedules=[incremental_build_schedule, full_build_schedule, maintenance_schedule],
     sensors=[views_missing_sensor, channel_rules_sensor, declared_events_sensor, privacy_requests_sensor,
-             dashboard_warm_up_sensor, lake_after_build_sensor, lake_raw_days_sensor],
+             dashboard_warm_up_sensor, lake_after_build_sensor, lake_raw_days_sensor, subscriptions_due_sensor],
     resources=build_resources(),
 )

@@ -201,6 +201,9 @@ class Settings:
     smtp_password: str | None = field(default=None, repr=False)
     smtp_from: str | None = None
     smtp_timeout_seconds: int = 30
+    # The workbench's address as its people reach it (behind a proxy, its public one): the links of
+    # delivered reports and their unsubscribe links start with it. None: this machine's own address.
+    workbench_url: str | None = None
     # The lake (Parquet beside PostgreSQL): its folder (a mounted shared filesystem on a cluster; None:
     # $ANALYTICS_HOME/lake) and where the workbench reads the analytics views ("lake" or "postgres").
     lake_dir: Path | None = None
@@ -271,6 +274,7 @@ class Settings:
             smtp_password=env.get("ANALYTICS_SMTP_PASSWORD") or None,
             smtp_from=env.get("ANALYTICS_SMTP_FROM") or None,
             smtp_timeout_seconds=_positive_int(env, "ANALYTICS_SMTP_TIMEOUT_SECONDS", 30),
+            workbench_url=(env.get("ANALYTICS_WORKBENCH_URL") or "").rstrip("/") or None,
             lake_dir=Path(env["ANALYTICS_LAKE_PATH"]).expanduser().resolve() if env.get("ANALYTICS_LAKE_PATH") else None,
             workbench_reads=_choice(env, "ANALYTICS_WORKBENCH_READS", "lake", ("lake", "postgres")),
             engine=_choice(env, "ANALYTICS_ENGINE", "postgres", ("postgres", "spark")),
@@ -287,6 +291,11 @@ class Settings:
     def embedded(self) -> bool:
         """True when the project runs its own PostgreSQL under `home`."""
         return self.database_url is None
+
+    @property
+    def workbench_address(self) -> str:
+        """Where people reach the workbench: the configured address, else this machine's."""
+        return self.workbench_url or f"http://{self.bind_host}:{self.workbench_port}"
 
     @property
     def pgdata(self) -> Path:

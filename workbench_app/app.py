@@ -30,7 +30,7 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     from workbench_app.services import WorkbenchServices
 
     from workbench_app.i18n import init_languages
-    from workbench_app.page_shell import embed_page
+    from workbench_app.page_shell import embed_page, unsubscribe_page
     from workbench_app.page_shell.web_app import register_web_app
 
     services = WorkbenchServices(settings)
@@ -40,4 +40,5 @@ def _add_workbench(app: Flask, settings: Settings) -> None:
     register_api(app)
     register_web_app(app)
     app.register_blueprint(embed_page.blueprint)
+    app.register_blueprint(unsubscribe_page.blueprint)
     app.wsgi_app = ToolServerDispatch(app.wsgi_app, services)

@@ -10,12 +10,14 @@ checks that every message the code can raise has its template in the three catal
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Iterator
 from pathlib import Path
 
 from babel.messages.pofile import read_po
 from flask import Flask, g, has_request_context, request
-from flask_babel import Babel, gettext
+from flask_babel import Babel, force_locale, gettext
 
 LANGUAGES = ("en", "fr", "es")
 TRANSLATIONS = Path(__file__).parent / "translations"
@@ -28,12 +30,23 @@ def select_language() -> str:
     who = getattr(g, "identity", None)
     if who is not None and who.locale in LANGUAGES:
         return who.locale
+    if not has_request_context():
+        return "en"
     # In the browser's order of preference, by primary subtag: "fr-CA, en;q=0.5" is French.
     for tag, _quality in request.accept_languages:
         primary = tag.split("-")[0].split("_")[0].lower()
         if primary in LANGUAGES:
             return primary
     return "en"
+
+
+@contextmanager
+def language(locale: str) -> Iterator[None]:
+    """gettext in `locale` (a language of LANGUAGES, else English) outside any request, as for a
+    delivered report. Flask-Babel's `force_locale` does nothing while `g` is empty: it is not, here."""
+    g.message_language = locale if locale in LANGUAGES else "en"
+    with force_locale(g.message_language):
+        yield
 
 
 def init_languages(app: Flask) -> None:

@@ -15,7 +15,8 @@ from tests.mcp_client import call_tools, error_text, payload, run_async
 from tests.workbench_api.conftest import Api, ok
 
 TOOLS = {"list_datasources", "search_schema", "describe_table", "list_metrics", "query_metric", "list_questions",
-         "run_question", "run_sql", "get_dashboard", "show_chart"}
+         "run_question", "run_sql", "get_dashboard", "show_chart", "list_subscriptions", "create_subscription",
+         "create_alert"}
 
 
 @pytest.fixture
@@ -145,3 +146,27 @@ def test_no_idle_event_stream_is_held_open(server_url, admin):
     response = httpx2.get(server_url, headers={"Authorization": f"Bearer {admin.token}",
                                                "Accept": "text/event-stream"}, timeout=10)
     assert response.status_code == 405 and response.headers["Allow"] == "POST"
+
+
+def test_subscriptions_are_listed_and_created_under_the_caller_s_rights(server_url, admin, analyst, shared_content):
+    _, token = analyst
+    schedule = {"every": "week", "weekday": 0, "hour": 8, "timezone": "Europe/Paris"}
+    _, results = call_tools(server_url, token, [
+        ("create_subscription", {"target_kind": "dashboard", "target_id": shared_content["dashboard"],
+                                 "schedule": schedule, "recipients": [{"email": "analyst@example.org"}]}),
+        ("create_subscription", {"target_kind": "question", "target_id": shared_content["private"],
+                                 "schedule": schedule, "recipients": [{"email": "analyst@example.org"}]}),
+        ("create_subscription", {"target_kind": "dashboard", "target_id": shared_content["dashboard"],
+                                 "schedule": {**schedule, "weekday": None}, "recipients": []}),
+        ("create_alert", {"question_id": shared_content["question"], "schedule": schedule, "condition": "has_rows",
+                          "recipients": [{"email": "analyst@example.org"}]}),
+        ("list_subscriptions", {}),
+    ])
+    made, private, refused, alert, listed = results
+    assert payload(made)["target_id"] == shared_content["dashboard"] and payload(made)["schedule"]["weekday"] == 0
+    assert "not found" in error_text(private).lower()  # a question the analyst may not read
+    assert "weekday" in error_text(refused)
+    assert payload(alert)["condition"] == "has_rows"
+    assert [s["subscription_id"] for s in payload(listed)["subscriptions"]] == [payload(made)["subscription_id"]]
+    assert [a["alert_id"] for a in payload(listed)["alerts"]] == [payload(alert)["alert_id"]]
+    assert ok(admin.get("/subscriptions?all=true"))["subscriptions"][0]["owner_id"] == analyst[0]

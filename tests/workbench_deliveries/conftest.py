@@ -86,3 +86,13 @@ def implicit_tls_server(authority):
     controller, mailbox = _serving(ssl_context=_server_context(authority), auth_require_tls=False)
     yield controller, mailbox
     controller.stop()
+
+
+@pytest.fixture
+def plain_server():
+    """A relay on this machine: no TLS, no password (security "none", as for a local relay)."""
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    yield controller, mailbox
+    controller.stop()

@@ -68,6 +68,14 @@ def get_user(conn: psycopg.Connection, user_id: int) -> dict[str, Any]:
     return user
 
 
+def active_identity(conn: psycopg.Connection, user_id: int) -> Identity | None:
+    """The account as the identity its work runs under when no request carries it (a warm-up, a
+    scheduled delivery), or None when it is gone or deactivated."""
+    row = conn.execute("select email, is_admin, locale from users where user_id = %s and is_active",
+                       (user_id,)).fetchone()
+    return Identity(user_id, row[0], row[1], locale=row[2]) if row else None
+
+
 def list_users(conn: psycopg.Connection) -> list[dict[str, Any]]:
     """People: the accounts of embedding secrets are not listed (nor offered in person pickers)."""
     with conn.cursor(row_factory=dict_row) as cur:

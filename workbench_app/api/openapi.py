@@ -238,7 +238,7 @@ _RESULT_SCHEMAS: dict[str, Any] = {
     "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
     "HistoryEntry": _object({
         "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
-        "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]}, "sql_text": _STR,
+        "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant", "subscription"]}, "sql_text": _STR,
         "question_id": _NULL_INT, "started_at": _STAMP, "duration_ms": {"type": ["number", "null"]},
         "row_count": _NULL_INT, "status": {"enum": ["ok", "refused", "failed", "cancelled"]}, "error_code": _NULL_STR}),
     "HistoryList": _object({"queries": {"type": "array", "items": _ref("HistoryEntry")}}),
@@ -511,7 +511,7 @@ def _paths() -> dict[str, Any]:
             params=("dashboard_id", "filter_id"), result=_ref("FilterValues"),
             query={"search": {**_TEXT, "description": "Values containing this (case-insensitive)."}})},
         "/history": {"get": op("List query history", "records", result=_ref("HistoryList"), query={
-            **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant"]},
+            **_PAGE, "origin": {"enum": ["ui", "api", "tool_server", "embed", "assistant", "subscription"]},
             "all": {"type": "boolean"}})},
         "/audit": {"get": op("List the audit log", "records", result=_ref("AuditList"), query={
             **_PAGE, "action": {**_TEXT, "description": "Actions starting with this (`sign_in`, `token.created`)."},

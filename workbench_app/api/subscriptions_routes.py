@@ -1,5 +1,8 @@
-"""Subscriptions: a dashboard or a question sent on a schedule (workbench_app/subscriptions/)."""
+"""Subscriptions (a dashboard or a question sent on a schedule) and alerts (a question watched on a
+schedule), with their delivery logs and a sending made now (workbench_app/subscriptions/)."""
 from __future__ import annotations
+
+from datetime import datetime, timezone
 
 from flask import Blueprint, jsonify, request
 
@@ -7,8 +10,8 @@ from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, services
 from workbench_app.deliveries.schedules import Schedule
 from workbench_app.request_shapes import validated
-from workbench_app.subscriptions import store
-from workbench_app.subscriptions.shapes import NewSubscription, SubscriptionChange
+from workbench_app.subscriptions import sending, store
+from workbench_app.subscriptions.shapes import AlertChange, NewAlert, NewSubscription, SubscriptionChange
 
 blueprint = Blueprint("subscriptions", __name__)
 
@@ -64,3 +67,74 @@ def subscription_deliveries(subscription_id):
     """The delivery log, newest first: when, to whom, status, error."""
     with services().transaction() as conn:
         return jsonify({"deliveries": store.deliveries(conn, identity(), check.path_id(subscription_id, "Subscription"))})
+
+
+@blueprint.post("/subscriptions/<subscription_id>/send")
+def send_subscription(subscription_id):
+    """Send now to every recipient (logged like a scheduled sending, at this second)."""
+    item_id = check.path_id(subscription_id, "Subscription")
+    with services().transaction() as conn:
+        store.get(conn, identity(), item_id)
+    outcome = sending.deliver(services(), item_id, _now(), paused_too=True)
+    return jsonify(_outcome(outcome))
+
+
+@blueprint.get("/alerts")
+def list_alerts():
+    """The caller's alerts; `?all=true`, an administrator's list of everyone's."""
+    question = check.single_query_value(request.args, "question_id")
+    everyone = check.query_choice(request.args, "all", ("true", "false")) == "true"
+    with services().transaction() as conn:
+        return jsonify({"alerts": store.list_alerts(
+            conn, identity(), check.path_id(question, "Question") if question is not None else None, everyone)})
+
+
+@blueprint.post("/alerts")
+def create_alert():
+    fields = _body(NewAlert)
+    with services().transaction() as conn:
+        return jsonify(store.create_alert(conn, services().settings, identity(), fields)), 201
+
+
+@blueprint.get("/alerts/<alert_id>")
+def get_alert(alert_id):
+    with services().transaction() as conn:
+        return jsonify(store.get_alert(conn, identity(), check.path_id(alert_id, "Alert")))
+
+
+@blueprint.patch("/alerts/<alert_id>")
+def update_alert(alert_id):
+    change = _body(AlertChange)
+    with services().transaction() as conn:
+        return jsonify(store.update_alert(conn, identity(), check.path_id(alert_id, "Alert"), change))
+
+
+@blueprint.delete("/alerts/<alert_id>")
+def delete_alert(alert_id):
+    with services().transaction() as conn:
+        store.delete(conn, identity(), check.path_id(alert_id, "Alert"), store.ALERT)
+    return "", 204
+
+
+@blueprint.get("/alerts/<alert_id>/deliveries")
+def alert_deliveries(alert_id):
+    with services().transaction() as conn:
+        return jsonify({"deliveries": store.deliveries(conn, identity(), check.path_id(alert_id, "Alert"), store.ALERT)})
+
+
+@blueprint.post("/alerts/<alert_id>/check")
+def check_alert(alert_id):
+    """Check now; when it fires, send (a `once` alert then stops as after a scheduled check)."""
+    item_id = check.path_id(alert_id, "Alert")
+    with services().transaction() as conn:
+        store.get_alert(conn, identity(), item_id)
+    outcome = sending.check_alert(services(), item_id, _now(), paused_too=True)
+    return jsonify(_outcome(outcome))
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def _outcome(outcome: sending.Outcome) -> dict:
+    return {"sent": outcome.sent, "failed": outcome.failed, "skipped": outcome.skipped, "fired": outcome.fired}

@@ -16,7 +16,7 @@ from typing import Any
 
 from psycopg.rows import dict_row
 
-from workbench_app.accounts.identity import Identity
+from workbench_app.accounts import users
 from workbench_app.content import dashboards, result_cache
 from workbench_app.errors import WorkbenchError
 from workbench_app.services import WorkbenchServices
@@ -30,12 +30,6 @@ def warehouse_tables(services: WorkbenchServices, relations: list[str]) -> list[
     with services.transaction() as conn:
         names = [row[0] for row in conn.execute("select name from sources where kind = 'warehouse'")]
     return sorted({f"{name}.{relation}" for name in names or ["warehouse"] for relation in relations})
-
-
-def _identity(conn, user_id: int) -> Identity | None:
-    row = conn.execute("select email, is_admin, locale from users where user_id = %s and is_active",
-                       (user_id,)).fetchone()
-    return Identity(user_id, row[0], row[1], locale=row[2]) if row else None
 
 
 def warm_up(services: WorkbenchServices, tables: list[str]) -> dict[str, Any]:
@@ -63,7 +57,7 @@ def warm_up(services: WorkbenchServices, tables: list[str]) -> dict[str, Any]:
     warmed = failed = 0
     for (dashboard_id, user_id, card_id, _), values in wanted.items():
         with services.transaction() as conn:
-            identity = _identity(conn, user_id)
+            identity = users.active_identity(conn, user_id)
             try:
                 dashboard = dashboards.get_dashboard(conn, identity, dashboard_id) if identity else None
             except WorkbenchError:

@@ -20,6 +20,7 @@ from workbench_app.agent_tools import reading_tools
 from workbench_app.agent_tools.reading_tools import ToolCaller
 from workbench_app.errors import WorkbenchError
 from workbench_app.services import WorkbenchServices
+from workbench_app.subscriptions import agent_tools as subscription_tools
 
 ORIGIN = "tool_server"
 
@@ -57,11 +58,12 @@ def _published(services: WorkbenchServices, tool: Callable[..., dict[str, Any]])
 
 
 def build_tool_server(services: WorkbenchServices) -> MCPServer:
-    """The MCP server with the ten workbench tools bound to one worker's services."""
+    """The MCP server with the workbench's tools bound to one worker's services."""
     server = MCPServer("audience-analytics-workbench", version="1.0.0",
-                       instructions="Read-only access to the audience analytics workbench under your own "
-                                    "permissions: explore the schema, run SQL (DuckDB dialect), metrics, saved "
-                                    "questions and dashboards, and draw charts.")
-    for name, tool in reading_tools.TOOLS.items():
+                       instructions="The audience analytics workbench under your own permissions: explore the "
+                                    "schema, run SQL (DuckDB dialect), metrics, saved questions and dashboards, "
+                                    "draw charts; list and create subscriptions and alerts (the only tools that "
+                                    "change anything).")
+    for name, tool in {**reading_tools.TOOLS, **subscription_tools.TOOLS}.items():
         server.add_tool(_published(services, tool), name=name, description=tool.__doc__)
     return server

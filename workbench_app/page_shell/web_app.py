@@ -23,7 +23,7 @@ ONE_YEAR = 365 * 24 * 3600
 class AppRoute(PathConverter):
     """A path of the browser's router: anything but the server's own paths, which keep their 404 and 405."""
 
-    regex = r"(?!(?:api|mcp|healthz|assets|embed)(?:/|$))[^/].*?"
+    regex = r"(?!(?:api|mcp|healthz|assets|embed|unsubscribe)(?:/|$))[^/].*?"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "

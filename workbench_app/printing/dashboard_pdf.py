@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -22,7 +22,8 @@ from workbench_app.accounts.identity import Identity
 from workbench_app.content import dashboards
 from workbench_app.errors import WorkbenchError
 from workbench_app.printing import tickets
-from workbench_app.printing.browser_slots import slots
+from workbench_app.printing.browser_slots import BROWSERS_AT_ONCE, slots
+from workbench_app.printing.printers import Printers
 from workbench_app.printing.page_templates import footer_template, header_template
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ READY_TIMEOUT_MS = 40_000
 A4_MM = ("210mm", "297mm")
 # The page is laid out at the printable width of A4 at 96 px per inch (Chromium's print scale).
 VIEWPORT = {"portrait": {"width": 794, "height": 1123}, "landscape": {"width": 1123, "height": 794}}
+printers = Printers(BROWSERS_AT_ONCE, LAUNCH_ARGS)
 
 
 def unavailable() -> WorkbenchError:
@@ -59,10 +61,32 @@ def applied_filters(dashboard: dict[str, Any], values: dict[str, Any]) -> list[t
     return applied
 
 
+@dataclass(frozen=True)
+class CardImage:
+    """A question card of the print page as a PNG (a delivered report shows the first few inline)."""
+
+    card_id: int
+    title: str
+    png: bytes
+
+
+@dataclass(frozen=True)
+class PrintedDashboard:
+    pdf: bytes
+    card_images: tuple[CardImage, ...] = ()
+
+
 def render_dashboard_pdf(identity: Identity, dashboard_id: int, filters: dict[str, str],
                          theme: dict[str, Any], shared: Any = None) -> bytes:
     """The PDF of a dashboard as `identity` sees it, with filter values by filter id and a resolved theme;
     `shared`: the shared view (public link or embed) it is printed for, whose limits the ticket keeps."""
+    return render_dashboard(identity, dashboard_id, filters, theme, shared).pdf
+
+
+def render_dashboard(identity: Identity, dashboard_id: int, filters: dict[str, str], theme: dict[str, Any],
+                     shared: Any = None, card_images: int = 0) -> PrintedDashboard:
+    """The PDF, and PNGs of the first `card_images` question cards taken from the same page (one
+    browser for both: the images are exactly what the PDF shows)."""
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     workbench = app.extensions["workbench"]
     with workbench.transaction() as conn:
@@ -78,22 +102,24 @@ def render_dashboard_pdf(identity: Identity, dashboard_id: int, filters: dict[st
     with slots.slot():
         secret = tickets.issue(identity, dashboard_id, theme, shared)
         try:
-            # In a thread of its own: Playwright's sync API refuses a thread where an asyncio loop
-            # runs (a process that already drives a browser, as the test suite does, or an async server).
-            with ThreadPoolExecutor(max_workers=1) as printer:
-                return printer.submit(_print, app, chromium, secret, path, identity.locale, layout, header,
-                                      footer).result()
+            return printers.print_with(chromium, lambda browser: _print(
+                browser, app, secret, path, identity.locale, layout, header, footer, card_images))
+        except ImportError:
+            raise unavailable() from None
+        except Exception as error:
+            if not type(error).__module__.startswith("playwright"):
+                raise
+            # Chromium would not start, or died: the next print starts another.
+            log.exception("starting the printer's browser failed")
+            raise WorkbenchError(503, "pdf_failed", "The PDF could not be printed: try again.") from None
         finally:
             tickets.revoke(secret)
 
 
-def _print(app: Flask, chromium: str, secret: str, path: str, locale: str, layout: dict[str, Any],
-           header: str, footer: str) -> bytes:
-    try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        raise unavailable() from None
+def _print(browser, app: Flask, secret: str, path: str, locale: str, layout: dict[str, Any],
+           header: str, footer: str, card_images: int) -> PrintedDashboard:
+    """Print in `browser` (a printer's, kept between prints), in a context of this print's own."""
+    from playwright.sync_api import Error as PlaywrightError
     orientation = layout["pdf"]["orientation"]
     margins = {side: f"{mm}mm" for side, mm in layout["pdf"]["margins_mm"].items()}
     client = app.test_client()  # the in-process answerer of the headless page's requests
@@ -116,20 +142,25 @@ def _print(app: Flask, chromium: str, secret: str, path: str, locale: str, layou
                                if name.lower() not in ("content-length", "set-cookie")})
 
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
-            try:
-                context = browser.new_context(locale=locale, viewport=VIEWPORT[orientation])
-                page = context.new_page()
-                page.route("**/*", answer)
-                page.goto(ORIGIN + path, wait_until="domcontentloaded")
-                page.wait_for_selector("html[data-print-ready]", state="attached", timeout=READY_TIMEOUT_MS)
-                width, height = A4_MM if orientation == "portrait" else A4_MM[::-1]
-                return page.pdf(width=width, height=height, print_background=True,
-                                display_header_footer=True, header_template=header, footer_template=footer,
-                                margin=margins, prefer_css_page_size=False)
-            finally:
-                browser.close()
+        context = browser.new_context(locale=locale, viewport=VIEWPORT[orientation])
+        try:
+            page = context.new_page()
+            page.route("**/*", answer)
+            page.goto(ORIGIN + path, wait_until="domcontentloaded")
+            page.wait_for_selector("html[data-print-ready]", state="attached", timeout=READY_TIMEOUT_MS)
+            images = tuple(_card_image(card) for card in page.locator("section[data-card-id]").all()[:card_images])
+            width, height = A4_MM if orientation == "portrait" else A4_MM[::-1]
+            pdf = page.pdf(width=width, height=height, print_background=True,
+                           display_header_footer=True, header_template=header, footer_template=footer,
+                           margin=margins, prefer_css_page_size=False)
+            return PrintedDashboard(pdf, images)
+        finally:
+            context.close()
     except PlaywrightError:
         log.exception("printing a dashboard failed")
         raise WorkbenchError(503, "pdf_failed", "The PDF could not be printed: try again.") from None
+
+
+def _card_image(card) -> CardImage:
+    return CardImage(int(card.get_attribute("data-card-id")), card.get_attribute("aria-label") or "",
+                     card.screenshot(type="png", animations="disabled"))

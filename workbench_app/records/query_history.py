@@ -6,7 +6,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-ORIGINS = ("ui", "api", "tool_server", "embed", "assistant")
+ORIGINS = ("ui", "api", "tool_server", "embed", "assistant", "subscription")
 
 
 def record(conn: psycopg.Connection, *, user_id: int | None, origin: str, sql_text: str,

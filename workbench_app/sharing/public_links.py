@@ -75,11 +75,19 @@ def revoke_link(conn: psycopg.Connection, actor: Identity, dashboard_id: int, li
 def find_link(conn: psycopg.Connection, secret: str) -> dict[str, Any] | None:
     """The live link of this secret with its creator's account, or None (unknown, revoked, or public
     sharing turned off since)."""
+    return _live_link(conn, "l.secret_sha256 = %s", secret_sha256(secret))
+
+
+def newest_live_link(conn: psycopg.Connection, dashboard_id: int) -> dict[str, Any] | None:
+    """The dashboard's newest live link (as `find_link` reads it): what outsiders may see of it."""
+    return _live_link(conn, "l.dashboard_id = %s order by l.link_id desc limit 1", dashboard_id)
+
+
+def _live_link(conn: psycopg.Connection, condition: str, value: Any) -> dict[str, Any] | None:
     if not instance_settings.sharing(conn)["public_sharing"]:
         return None
     with conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(
-            """select l.link_id, l.dashboard_id, l.allowed_filters, l.allow_pdf, u.user_id, u.email, u.is_admin, u.locale
-               from public_links l join users u on u.user_id = l.created_by
-               where l.secret_sha256 = %s and l.revoked_at is null and u.is_active""",
-            (secret_sha256(secret),)).fetchone()
+            f"""select l.link_id, l.dashboard_id, l.allowed_filters, l.allow_pdf, u.user_id, u.email, u.is_admin, u.locale
+                from public_links l join users u on u.user_id = l.created_by
+                where l.revoked_at is null and u.is_active and {condition}""", (value,)).fetchone()

@@ -47,13 +47,24 @@ def resolve(conn: psycopg.Connection, settings: Settings, *, link_secret: str | 
         link = public_links.find_link(conn, link_secret)
         if link is None:
             raise not_found("Link")
-        creator = Identity(link["user_id"], link["email"], link["is_admin"], locale=link["locale"])
-        return SharedView("public_link", creator, link["dashboard_id"], frozenset(link["allowed_filters"]),
-                          link_id=link["link_id"], allow_pdf=link["allow_pdf"])
+        return link_view(link)
     claims = embed_tokens.verify(conn, settings, embed_token)
     account = Identity(claims.account_id, claims.account_email, False, attributes=claims.attributes)
     return SharedView("embed", account, claims.dashboard_id, None, claims.allowed_origins, embed_user=claims.user_id,
                       allow_pdf=embed_tokens.DOWNLOAD_PDF in claims.permissions)
+
+
+def newest_link_view(conn: psycopg.Connection, dashboard_id: int) -> SharedView | None:
+    """The view of the dashboard's newest live public link, or None when it has none."""
+    link = public_links.newest_live_link(conn, dashboard_id)
+    return link_view(link) if link else None
+
+
+def link_view(link: dict[str, Any]) -> SharedView:
+    """The view of a live public link (its row as `public_links.find_link` reads it)."""
+    creator = Identity(link["user_id"], link["email"], link["is_admin"], locale=link["locale"])
+    return SharedView("public_link", creator, link["dashboard_id"], frozenset(link["allowed_filters"]),
+                      link_id=link["link_id"], allow_pdf=link["allow_pdf"])
 
 
 def shared_dashboard(conn: psycopg.Connection, view: SharedView) -> dict[str, Any]:

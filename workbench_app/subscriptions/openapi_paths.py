@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.subscriptions.shapes import (DeliveryList, NewSubscription, Subscription, SubscriptionChange,
-                                                SubscriptionList)
+from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, NewAlert, NewSubscription,
+                                                SendingOutcome, Subscription, SubscriptionChange, SubscriptionList)
 
-ANSWERS = (Subscription, SubscriptionList, DeliveryList)
-REQUESTS = (NewSubscription, SubscriptionChange)
+ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome)
+REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange)
 _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 
 
@@ -25,6 +25,7 @@ def paths(op, also) -> dict[str, Any]:
     external = ("403", "forbidden, or external_recipients_off: an external address or a webhook where an "
                        "administrator has not allowed them")
     one = ("subscription_id",)
+    alert = ("alert_id",)
     return {
         "/subscriptions": {
             "get": op("List subscriptions", "subscriptions", result=_ref("SubscriptionList"), query={
@@ -39,4 +40,23 @@ def paths(op, also) -> dict[str, Any]:
             "delete": op("Delete a subscription", "subscriptions", ok=204, params=one)},
         "/subscriptions/{subscription_id}/deliveries": {
             "get": op("List a subscription's deliveries", "subscriptions", result=_ref("DeliveryList"), params=one)},
+        "/subscriptions/{subscription_id}/send": {
+            "post": op("Send a subscription now, to every recipient", "subscriptions", params=one,
+                       result=_ref("SendingOutcome"))},
+        "/alerts": {
+            "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query={
+                "question_id": _ID, "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),
+            "post": also(op("Watch a question", "subscriptions", ok=201, body=_json("NewAlert"), result=_ref("Alert")),
+                         external)},
+        "/alerts/{alert_id}": {
+            "get": op("Get an alert", "subscriptions", result=_ref("Alert"), params=alert),
+            "patch": also(op("Change, pause or resume an alert", "subscriptions", params=alert,
+                             body=_json("AlertChange"), result=_ref("Alert")), external),
+            "delete": op("Delete an alert", "subscriptions", ok=204, params=alert)},
+        "/alerts/{alert_id}/deliveries": {
+            "get": op("List an alert's checks and deliveries", "subscriptions", result=_ref("DeliveryList"),
+                      params=alert)},
+        "/alerts/{alert_id}/check": {
+            "post": op("Check an alert now (and send if it fires)", "subscriptions", params=alert,
+                       result=_ref("SendingOutcome"))},
     }

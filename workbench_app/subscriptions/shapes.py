@@ -23,14 +23,11 @@ class Recipient(RequestShape):
     email: Text(254) | None = None
 
 
-class NewSubscription(RequestShape):
-    target_kind: TargetKind
-    target_id: Id
-    """The dashboard's or the question's id; its owner must be able to read it."""
+class _NewSending(RequestShape):
+    """What a subscription and an alert both take: when, and to whom."""
+
     name: Text(100) = ""
     schedule: Schedule
-    filters: dict[str, Text(500)] = {}
-    """A dashboard's filter values for this subscription, by filter id or name."""
     channel: Channel = "email"
     recipients: list[Recipient] = []
     """For e-mail: at most 50, each account or address once."""
@@ -38,16 +35,27 @@ class NewSubscription(RequestShape):
     webhook_format: WebhookFormat = "json"
 
 
-class SubscriptionChange(RequestShape):
-    """Any of the fields; `recipients` replaces the list whole."""
-
+class _SendingChange(RequestShape):
     name: Text(100) = ""
     schedule: Schedule | None = None
-    filters: dict[str, Text(500)] | None = None
     recipients: list[Recipient] | None = None
     webhook_url: Text(2000) | None = None
     webhook_format: WebhookFormat | None = None
     paused: bool | None = None
+
+
+class NewSubscription(_NewSending):
+    target_kind: TargetKind
+    target_id: Id
+    """The dashboard's or the question's id; its owner must be able to read it."""
+    filters: dict[str, Text(500)] = {}
+    """A dashboard's filter values for this subscription, by filter id or name."""
+
+
+class SubscriptionChange(_SendingChange):
+    """Any of the fields; `recipients` replaces the list whole."""
+
+    filters: dict[str, Text(500)] | None = None
 
 
 class SubscriptionRecipient(AnswerShape):
@@ -109,3 +117,72 @@ class Delivery(AnswerShape):
 
 class DeliveryList(AnswerShape):
     deliveries: list[Delivery]
+
+
+# --- alerts ----------------------------------------------------------------------------------------
+
+Condition = Literal["has_rows", "above", "below", "changes_by"]
+Repeat = Literal["once", "every_time"]
+
+
+class NewAlert(_NewSending):
+    question_id: Id
+    """The question watched; its owner must be able to read it."""
+    condition: Condition
+    """has_rows: the result has rows; above / below: `value_column` of the first row crosses
+    `threshold`; changes_by: it moved by more than `threshold` percent since the previous check."""
+    value_column: Text(200) | None = None
+    threshold: float | None = None
+    repeat: Repeat = "every_time"
+    """once: the alert stops after its first firing; every_time: each check that meets the condition."""
+
+
+class AlertChange(_SendingChange):
+    """Any of the fields; `recipients` replaces the list whole; the condition's three fields are
+    checked together as they will be."""
+
+    condition: Condition | None = None
+    value_column: Text(200) | None = None
+    threshold: float | None = None
+    repeat: Repeat | None = None
+
+
+class Alert(AnswerShape):
+    alert_id: int
+    owner_id: int
+    question_id: int | None
+    """Null once the question was deleted (the alert then checks nothing)."""
+    name: str
+    schedule: ScheduleAnswer
+    condition: Condition
+    value_column: str | None
+    threshold: float | None
+    repeat: Repeat
+    channel: Channel
+    recipients: list[SubscriptionRecipient]
+    webhook_url: str | None
+    webhook_format: WebhookFormat
+    paused: bool
+    next_due_at: datetime | None
+    last_due_at: datetime | None
+    last_value: float | None
+    """The watched number at the last check."""
+    fired_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    webhook_secret: str | None = None
+    """Only in the answer that creates a webhook alert: the key that signs its bodies, shown once."""
+
+
+class AlertList(AnswerShape):
+    alerts: list[Alert]
+
+
+class SendingOutcome(AnswerShape):
+    """What a sending made now came to (the delivery log has each recipient's line)."""
+
+    sent: int
+    failed: int
+    skipped: int
+    fired: bool | None = None
+    """For an alert: whether its condition held."""

@@ -9,6 +9,7 @@ is checked at sending time, under that recipient's rights (the delivery log says
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -28,25 +29,38 @@ from workbench_app.deliveries.schedules import Schedule
 from workbench_app.deliveries.webhook_delivery import check_webhook_url
 from workbench_app.errors import WorkbenchError, invalid, not_found
 from workbench_app.records import audit_log
-from workbench_app.subscriptions.shapes import MAX_RECIPIENTS, NewSubscription, Recipient, SubscriptionChange
+from workbench_app.subscriptions.shapes import (MAX_RECIPIENTS, AlertChange, NewAlert, NewSubscription, Recipient,
+                                                SubscriptionChange)
 
 WEBHOOK_SECRET_PURPOSE = "workbench-subscription-webhook-secret"
-_COLUMNS = ("subscription_id, owner_id, target_kind, coalesce(dashboard_id, question_id) as target_id, name, "
-            "schedule, filters, channel, webhook_url, webhook_format, paused_at is not null as paused, "
-            "last_due_at, created_at, updated_at")
+COLUMNS = ("subscription_id, owner_id, target_kind, coalesce(dashboard_id, question_id) as target_id, name, "
+           "schedule, filters, channel, webhook_url, webhook_format, paused_at is not null as paused, "
+           "last_due_at, created_at, updated_at")
+ALERT_COLUMNS = ("alert_id, owner_id, question_id, name, schedule, condition, value_column, threshold, repeat, channel, "
+                 "webhook_url, webhook_format, paused_at is not null as paused, last_due_at, last_value, fired_at, "
+                 "created_at, updated_at")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What differs between a subscription and an alert in how they are kept."""
+
+    table: str
+    key: str  # its id column, also the column of its recipients and deliveries
+    columns: str
+    noun: str  # in refusals: "Subscription not found."
+    audit: str  # the audit log's action prefix and target
+
+
+SUBSCRIPTION = Kind("subscriptions", "subscription_id", COLUMNS, "Subscription", "subscription")
+ALERT = Kind("alerts", "alert_id", ALERT_COLUMNS, "Alert", "alert")
 
 
 def create(conn: psycopg.Connection, settings: Settings, identity: Identity, fields: NewSubscription) -> dict[str, Any]:
     _check_schedule(fields.schedule)
     _readable_target(conn, identity, fields.target_kind, fields.target_id)
     recipients = _recipients(conn, fields.channel, fields.recipients)
-    webhook_secret = sealed = None
-    if fields.channel == "webhook":
-        _check_webhook(conn, fields.webhook_url)
-        webhook_secret = "whsec_" + secrets.token_urlsafe(32)
-        sealed = seal(_webhook_key(settings), webhook_secret, WEBHOOK_SECRET_PURPOSE)
-    elif fields.webhook_url is not None:
-        raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
+    webhook_secret, sealed = _webhook_secret(conn, settings, fields.channel, fields.webhook_url)
     target_column = "dashboard_id" if fields.target_kind == "dashboard" else "question_id"
     subscription_id = conn.execute(
         f"""insert into subscriptions (owner_id, target_kind, {target_column}, name, schedule, filters, channel,
@@ -54,7 +68,7 @@ def create(conn: psycopg.Connection, settings: Settings, identity: Identity, fie
             values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) returning subscription_id""",
         (identity.user_id, fields.target_kind, fields.target_id, fields.name, Jsonb(fields.schedule.stored()),
          Jsonb(fields.filters), fields.channel, fields.webhook_url, fields.webhook_format, sealed)).fetchone()[0]
-    _replace_recipients(conn, subscription_id, recipients)
+    _replace_recipients(conn, SUBSCRIPTION, subscription_id, recipients)
     audit_log.record(conn, identity.user_id, identity.actor, "subscription.created", f"subscription:{subscription_id}",
                      {"target": f"{fields.target_kind}:{fields.target_id}", "channel": fields.channel,
                       "recipients": len(recipients)})
@@ -64,68 +78,106 @@ def create(conn: psycopg.Connection, settings: Settings, identity: Identity, fie
     return answer
 
 
+def create_alert(conn: psycopg.Connection, settings: Settings, identity: Identity, fields: NewAlert) -> dict[str, Any]:
+    _check_schedule(fields.schedule)
+    _check_condition(fields.condition, fields.value_column, fields.threshold)
+    questions.get_question(conn, identity, fields.question_id)
+    recipients = _recipients(conn, fields.channel, fields.recipients)
+    webhook_secret, sealed = _webhook_secret(conn, settings, fields.channel, fields.webhook_url)
+    alert_id = conn.execute(
+        """insert into alerts (owner_id, question_id, name, schedule, condition, value_column, threshold, repeat,
+                               channel, webhook_url, webhook_format, webhook_secret_sealed)
+           values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) returning alert_id""",
+        (identity.user_id, fields.question_id, fields.name, Jsonb(fields.schedule.stored()), fields.condition,
+         fields.value_column, fields.threshold, fields.repeat, fields.channel, fields.webhook_url,
+         fields.webhook_format, sealed)).fetchone()[0]
+    _replace_recipients(conn, ALERT, alert_id, recipients)
+    audit_log.record(conn, identity.user_id, identity.actor, "alert.created", f"alert:{alert_id}",
+                     {"question": fields.question_id, "condition": fields.condition, "channel": fields.channel,
+                      "recipients": len(recipients)})
+    answer = get_alert(conn, identity, alert_id)
+    if webhook_secret:
+        answer["webhook_secret"] = webhook_secret
+    return answer
+
+
 def list_subscriptions(conn: psycopg.Connection, identity: Identity, target_kind: str | None = None,
                        target_id: int | None = None, everyone: bool = False) -> list[dict[str, Any]]:
     """The person's subscriptions (`everyone`: an administrator's list of all), optionally of one target."""
-    if everyone and not identity.is_admin:
-        raise WorkbenchError(403, "forbidden", "Only administrators list everyone's subscriptions.")
+    _check_everyone(identity, everyone, "Only administrators list everyone's subscriptions.")
     with conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(
-            f"""select {_COLUMNS} from subscriptions
+            f"""select {COLUMNS} from subscriptions
                  where (%(everyone)s or owner_id = %(owner)s)
                    and (%(kind)s::text is null or target_kind = %(kind)s)
                    and (%(target)s::bigint is null or coalesce(dashboard_id, question_id) = %(target)s)
                  order by subscription_id""",
             {"everyone": everyone, "owner": identity.user_id, "kind": target_kind, "target": target_id}).fetchall()
-    return _with_recipients(conn, rows)
+    return _with_recipients(conn, SUBSCRIPTION, rows)
+
+
+def list_alerts(conn: psycopg.Connection, identity: Identity, question_id: int | None = None,
+                everyone: bool = False) -> list[dict[str, Any]]:
+    _check_everyone(identity, everyone, "Only administrators list everyone's alerts.")
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(
+            f"""select {ALERT_COLUMNS} from alerts
+                 where (%(everyone)s or owner_id = %(owner)s)
+                   and (%(question)s::bigint is null or question_id = %(question)s)
+                 order by alert_id""",
+            {"everyone": everyone, "owner": identity.user_id, "question": question_id}).fetchall()
+    return _with_recipients(conn, ALERT, rows)
 
 
 def get(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> dict[str, Any]:
-    return _with_recipients(conn, [_own(conn, identity, subscription_id)])[0]
+    return _with_recipients(conn, SUBSCRIPTION, [_own(conn, identity, SUBSCRIPTION, subscription_id)])[0]
+
+
+def get_alert(conn: psycopg.Connection, identity: Identity, alert_id: int) -> dict[str, Any]:
+    return _with_recipients(conn, ALERT, [_own(conn, identity, ALERT, alert_id)])[0]
 
 
 def update(conn: psycopg.Connection, identity: Identity, subscription_id: int,
            change: SubscriptionChange) -> dict[str, Any]:
-    row = _own(conn, identity, subscription_id)
-    given = change.model_fields_set
-    sets: dict[str, Any] = {}
-    if "name" in given:
-        sets["name"] = change.name
-    if change.schedule is not None:
-        _check_schedule(change.schedule)
-        sets["schedule"] = Jsonb(change.schedule.stored())
+    row = _own(conn, identity, SUBSCRIPTION, subscription_id)
+    sets = _common_changes(conn, row, change)
     if change.filters is not None:
         sets["filters"] = Jsonb(change.filters)
-    if change.webhook_format is not None:
-        sets["webhook_format"] = change.webhook_format
-    if change.webhook_url is not None:
-        if row["channel"] != "webhook":
-            raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
-        _check_webhook(conn, change.webhook_url)
-        sets["webhook_url"] = change.webhook_url
-    if change.paused is not None:
-        sets["paused_at"] = datetime.now(timezone.utc) if change.paused else None
-    recipients = _recipients(conn, row["channel"], change.recipients) if change.recipients is not None else None
-    if sets:
-        assignments = ", ".join(f"{column} = %({column})s" for column in sets)
-        conn.execute(f"update subscriptions set {assignments}, updated_at = now() where subscription_id = %(id)s",
-                     {**sets, "id": subscription_id})
-    if recipients is not None:
-        _replace_recipients(conn, subscription_id, recipients)
-    audit_log.record(conn, identity.user_id, identity.actor, "subscription.changed", f"subscription:{subscription_id}",
-                     {"fields": sorted(given)})
+    _apply(conn, identity, SUBSCRIPTION, row, change, sets)
     return get(conn, identity, subscription_id)
 
 
-def delete(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> None:
-    _own(conn, identity, subscription_id)
-    conn.execute("delete from subscriptions where subscription_id = %s", (subscription_id,))
-    audit_log.record(conn, identity.user_id, identity.actor, "subscription.deleted", f"subscription:{subscription_id}")
+def update_alert(conn: psycopg.Connection, identity: Identity, alert_id: int, change: AlertChange) -> dict[str, Any]:
+    row = _own(conn, identity, ALERT, alert_id)
+    sets = _common_changes(conn, row, change)
+    given = change.model_fields_set
+    condition = {field: getattr(change, field) if field in given else row[field]
+                 for field in ("condition", "value_column", "threshold")}
+    if given & set(condition):
+        _check_condition(condition["condition"], condition["value_column"], condition["threshold"])
+        sets.update(condition)
+        sets["last_value"] = None  # a new condition starts from a new first check
+    if change.repeat is not None:
+        sets["repeat"] = change.repeat
+    if change.repeat is not None or given & set(condition):
+        sets["fired_at"] = None  # a `once` alert changed is armed again
+    _apply(conn, identity, ALERT, row, change, sets)
+    return get_alert(conn, identity, alert_id)
 
 
-def deliveries(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> list[dict[str, Any]]:
-    _own(conn, identity, subscription_id)
-    return [{**entry, "delivery_id": str(entry["delivery_id"])} for entry in log_of(conn, subscription_id=subscription_id)]
+def delete(conn: psycopg.Connection, identity: Identity, subscription_id: int, kind: Kind | None = None) -> None:
+    kind = kind or SUBSCRIPTION
+    _own(conn, identity, kind, subscription_id)
+    conn.execute(f"delete from {kind.table} where {kind.key} = %s", (subscription_id,))
+    audit_log.record(conn, identity.user_id, identity.actor, f"{kind.audit}.deleted", f"{kind.audit}:{subscription_id}")
+
+
+def deliveries(conn: psycopg.Connection, identity: Identity, subscription_id: int,
+               kind: Kind | None = None) -> list[dict[str, Any]]:
+    kind = kind or SUBSCRIPTION
+    _own(conn, identity, kind, subscription_id)
+    return [{**entry, "delivery_id": str(entry["delivery_id"])}
+            for entry in log_of(conn, **{kind.key: subscription_id})]
 
 
 def external_recipients_allowed(conn: psycopg.Connection) -> bool:
@@ -134,14 +186,18 @@ def external_recipients_allowed(conn: psycopg.Connection) -> bool:
 
 # --- checks ------------------------------------------------------------------------------------
 
-def _own(conn: psycopg.Connection, identity: Identity, subscription_id: int) -> dict[str, Any]:
-    """The subscription's row, when the person owns it or is an administrator (404 otherwise)."""
+def _own(conn: psycopg.Connection, identity: Identity, kind: Kind, item_id: int) -> dict[str, Any]:
+    """The row, when the person owns it or is an administrator (404 otherwise)."""
     with conn.cursor(row_factory=dict_row) as cur:
-        row = cur.execute(f"select {_COLUMNS} from subscriptions where subscription_id = %s",
-                          (subscription_id,)).fetchone()
+        row = cur.execute(f"select {kind.columns} from {kind.table} where {kind.key} = %s", (item_id,)).fetchone()
     if row is None or not (identity.is_admin or row["owner_id"] == identity.user_id):
-        raise not_found("Subscription")
+        raise not_found(kind.noun)
     return row
+
+
+def _check_everyone(identity: Identity, everyone: bool, refusal: str) -> None:
+    if everyone and not identity.is_admin:
+        raise WorkbenchError(403, "forbidden", refusal)
 
 
 def _check_schedule(schedule: Schedule) -> None:
@@ -151,12 +207,37 @@ def _check_schedule(schedule: Schedule) -> None:
         raise invalid(message, field=f"schedule.{field}")
 
 
+def _check_condition(condition: str, value_column: str | None, threshold: float | None) -> None:
+    if condition == "has_rows":
+        if value_column is not None or threshold is not None:
+            raise invalid("An alert on rows takes no value_column nor threshold.", field="condition")
+        return
+    if value_column is None:
+        raise invalid("value_column names the watched number's column.", field="value_column")
+    if threshold is None or threshold != threshold or threshold in (float("inf"), float("-inf")):
+        raise invalid("threshold is the number the watched value is compared with.", field="threshold")
+    if condition == "changes_by" and threshold <= 0:
+        raise invalid("A change is watched by a percentage above 0.", field="threshold")
+
+
 def _readable_target(conn: psycopg.Connection, identity: Identity, kind: str, target_id: int) -> None:
     """The owner must be able to read what they subscribe to (404 as when opening it)."""
     if kind == "dashboard":
         dashboards.get_dashboard(conn, identity, target_id)
     else:
         questions.get_question(conn, identity, target_id)
+
+
+def _webhook_secret(conn: psycopg.Connection, settings: Settings, channel: str,
+                    url: str | None) -> tuple[str | None, str | None]:
+    """(the new webhook's signing key, shown once; its sealed form, kept) or (None, None) for e-mail."""
+    if channel != "webhook":
+        if url is not None:
+            raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
+        return None, None
+    _check_webhook(conn, url)
+    secret = "whsec_" + secrets.token_urlsafe(32)
+    return secret, seal(webhook_key(settings), secret, WEBHOOK_SECRET_PURPOSE)
 
 
 def _check_webhook(conn: psycopg.Connection, url: str | None) -> None:
@@ -173,6 +254,44 @@ def _check_webhook(conn: psycopg.Connection, url: str | None) -> None:
 def _external_off() -> WorkbenchError:
     return WorkbenchError(403, "external_recipients_off", "Sending outside the workbench's accounts is not allowed: "
                                                          "an administrator can allow it in Settings.")
+
+
+def _common_changes(conn: psycopg.Connection, row: dict[str, Any],
+                    change: SubscriptionChange | AlertChange) -> dict[str, Any]:
+    """The columns a change of either kind sets: name, schedule, webhook, pause."""
+    sets: dict[str, Any] = {}
+    if "name" in change.model_fields_set:
+        sets["name"] = change.name
+    if change.schedule is not None:
+        _check_schedule(change.schedule)
+        sets["schedule"] = Jsonb(change.schedule.stored())
+    if change.webhook_format is not None:
+        sets["webhook_format"] = change.webhook_format
+    if change.webhook_url is not None:
+        if row["channel"] != "webhook":
+            raise invalid("webhook_url is only for a webhook subscription.", field="webhook_url")
+        _check_webhook(conn, change.webhook_url)
+        sets["webhook_url"] = change.webhook_url
+    if change.paused is not None:
+        sets["paused_at"] = datetime.now(timezone.utc) if change.paused else None
+        if not change.paused and row["paused"]:
+            # Resumed: what fell due during the pause is not sent now, the next due time is.
+            sets["last_due_at"] = datetime.now(timezone.utc)
+    return sets
+
+
+def _apply(conn: psycopg.Connection, identity: Identity, kind: Kind, row: dict[str, Any],
+           change: SubscriptionChange | AlertChange, sets: dict[str, Any]) -> None:
+    item_id = row[kind.key]
+    recipients = _recipients(conn, row["channel"], change.recipients) if change.recipients is not None else None
+    if sets:
+        assignments = ", ".join(f"{column} = %({column})s" for column in sets)
+        conn.execute(f"update {kind.table} set {assignments}, updated_at = now() where {kind.key} = %(id)s",
+                     {**sets, "id": item_id})
+    if recipients is not None:
+        _replace_recipients(conn, kind, item_id, recipients)
+    audit_log.record(conn, identity.user_id, identity.actor, f"{kind.audit}.changed", f"{kind.audit}:{item_id}",
+                     {"fields": sorted(change.model_fields_set)})
 
 
 def _recipients(conn: psycopg.Connection, channel: str, given: list[Recipient]) -> list[tuple[int | None, str | None]]:
@@ -207,35 +326,37 @@ def _recipients(conn: psycopg.Connection, channel: str, given: list[Recipient]) 
     return found
 
 
-def _replace_recipients(conn: psycopg.Connection, subscription_id: int,
+def _replace_recipients(conn: psycopg.Connection, kind: Kind, item_id: int,
                         recipients: list[tuple[int | None, str | None]]) -> None:
     """The new list; a recipient kept keeps its row (and so its unsubscription)."""
     kept = [user_id for user_id, _ in recipients if user_id is not None]
     addresses = [email.lower() for _, email in recipients if email is not None]
-    conn.execute("""delete from delivery_recipients where subscription_id = %s
-                     and not (user_id = any(%s) or lower(email) = any(%s))""", (subscription_id, kept, addresses))
+    conn.execute(f"""delete from delivery_recipients where {kind.key} = %s
+                      and not (user_id = any(%s) or lower(email) = any(%s))""", (item_id, kept, addresses))
     for user_id, email in recipients:
-        conn.execute("""insert into delivery_recipients (subscription_id, user_id, email) values (%s, %s, %s)
-                        on conflict do nothing""", (subscription_id, user_id, email))
+        conn.execute(f"""insert into delivery_recipients ({kind.key}, user_id, email) values (%s, %s, %s)
+                         on conflict do nothing""", (item_id, user_id, email))
 
 
-def _with_recipients(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    ids = [row["subscription_id"] for row in rows]
+def _with_recipients(conn: psycopg.Connection, kind: Kind, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    ids = [row[kind.key] for row in rows]
     with conn.cursor(row_factory=dict_row) as cur:
         recipients = cur.execute(
-            """select r.subscription_id, r.recipient_id, r.user_id, coalesce(u.email, r.email) as email,
-                      r.user_id is null as external, r.unsubscribed_at is not null as unsubscribed
-                 from delivery_recipients r left join users u using (user_id)
-                where r.subscription_id = any(%s) order by r.recipient_id""", (ids,)).fetchall()
+            f"""select r.{kind.key} as owner_key, r.recipient_id, r.user_id, coalesce(u.email, r.email) as email,
+                       r.user_id is null as external, r.unsubscribed_at is not null as unsubscribed
+                  from delivery_recipients r left join users u using (user_id)
+                 where r.{kind.key} = any(%s) order by r.recipient_id""", (ids,)).fetchall()
     now = datetime.now(timezone.utc)
     for row in rows:
-        row["recipients"] = [{k: v for k, v in r.items() if k != "subscription_id"}
-                             for r in recipients if r["subscription_id"] == row["subscription_id"]]
+        row["recipients"] = [{k: v for k, v in r.items() if k != "owner_key"}
+                             for r in recipients if r["owner_key"] == row[kind.key]]
         schedule = Schedule.model_validate(row["schedule"])
         row["schedule"] = schedule.model_dump()
-        row["next_due_at"] = None if row["paused"] or row["target_id"] is None else schedule.next_after(now)
+        target = row["target_id"] if kind is SUBSCRIPTION else row["question_id"]
+        stopped = kind is ALERT and row["repeat"] == "once" and row["fired_at"] is not None
+        row["next_due_at"] = None if row["paused"] or target is None or stopped else schedule.next_after(now)
     return rows
 
 
-def _webhook_key(settings: Settings) -> bytes:
+def webhook_key(settings: Settings) -> bytes:
     return derive_key(settings.server_secret(), WEBHOOK_SECRET_PURPOSE)

@@ -24,7 +24,7 @@ export interface Entry {
 }
 
 /** The origins the history can be filtered by ("": any). */
-export const ORIGINS = ["", "ui", "api", "tool_server", "embed", "assistant"] as const;
+export const ORIGINS = ["", "ui", "api", "tool_server", "embed", "assistant", "subscription"] as const;
 
 export type AuditFilters = { action?: string; actor?: string; since?: string; until?: string };
 

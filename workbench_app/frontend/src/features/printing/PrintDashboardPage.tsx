@@ -73,7 +73,7 @@ export default function PrintDashboardPage() {
     const table = spec?.kind === "table";
     const className = table ? `${styles.card} ${styles.long}` : card.width <= 6 ? styles.half : styles.card;
     return (
-      <section key={card.card_id} className={className} aria-label={title}>
+      <section key={card.card_id} className={className} aria-label={title} data-card-id={card.card_id}>
         <h3 className={styles.cardTitle}>{title}</h3>
         {run?.error ? <ErrorMessage error={run.error} />
           : !result || !spec ? <p role="status">{t("common.loading")}</p>
