@@ -26,3 +26,9 @@ def object_of(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dic
     """An object whose properties are all always present except `optional`."""
     return {"type": "object", "properties": properties,
             "required": [name for name in properties if name not in optional]}
+
+
+def model_body(model: type, *, required: bool = True) -> dict[str, Any]:
+    """A request body declared as a model (request_shapes.py): its component, generated from the model,
+    is named after it. `required=False`: the runs, which change nothing, accept no body at all."""
+    return {"required": required, "content": {"application/json": {"schema": ref(model.__name__)}}}

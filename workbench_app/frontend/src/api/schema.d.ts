@@ -1690,19 +1690,6 @@ export interface components {
                 details: unknown;
             };
         };
-        User: {
-            user_id: number;
-            email: string;
-            display_name?: string;
-            is_admin: boolean;
-            is_active?: boolean;
-            /** @enum {unknown} */
-            locale?: "en" | "fr" | "es";
-            attributes?: {
-                [key: string]: unknown;
-            };
-            groups?: number[];
-        };
         Session: {
             user: components["schemas"]["User"];
             csrf_token: string;
@@ -1733,35 +1720,11 @@ export interface components {
             /** Format: date-time */
             cached_at?: string;
         };
-        Question: {
-            question_id: number;
-            folder_id: number;
-            name: string;
-            description: string;
-            /** @enum {unknown} */
-            kind: "sql" | "builder";
-            builder: components["schemas"]["BuilderDefinition"] | null;
-            sql: string;
-            variables: {
-                [key: string]: "text" | "number" | "date" | "list";
-            };
-            visualization: {
-                [key: string]: unknown;
-            };
-            created_by: number | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
         ResultColumns: {
             columns: {
                 name: string;
                 type: string;
             }[];
-        };
-        QuestionList: {
-            questions: components["schemas"]["Question"][];
         };
         FilterValues: {
             values: (string | number | boolean)[];
@@ -1779,25 +1742,6 @@ export interface components {
                 entries: number;
                 hit_ratio: number | null;
             }[];
-        };
-        Folder: {
-            folder_id: number;
-            name: string;
-            parent_id: number | null;
-            /** Format: date-time */
-            created_at: string;
-            /** @enum {unknown} */
-            access: "view" | "edit" | null;
-            personal: boolean;
-            mine: boolean;
-            groups: {
-                group_id: number;
-                /** @enum {unknown} */
-                level: "view" | "edit";
-            }[];
-        };
-        FolderList: {
-            folders: components["schemas"]["Folder"][];
         };
         TableColumn: {
             name: string;
@@ -1873,39 +1817,6 @@ export interface components {
         };
         AuditList: {
             entries: components["schemas"]["AuditEntry"][];
-        };
-        Source: {
-            source_id: number;
-            name: string;
-            /** @enum {unknown} */
-            kind: "warehouse" | "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-            options: {
-                [key: string]: unknown;
-            };
-            /** @description The password is never sent back. */
-            has_password: boolean;
-            /** @enum {unknown} */
-            status: "attached" | "unavailable";
-            error: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        UserList: {
-            users: {
-                user_id: number;
-                email: string;
-                display_name: string;
-                is_admin: boolean;
-                is_active: boolean;
-                /** @enum {unknown} */
-                locale: "en" | "fr" | "es";
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                last_login_at: string | null;
-            }[];
         };
         Notice: {
             code: string;
@@ -1985,9 +1896,6 @@ export interface components {
             purpose: "invite" | "reset";
             /** Format: date-time */
             expires_at: string;
-        };
-        SourceList: {
-            sources: components["schemas"]["Source"][];
         };
         ConnectionTest: {
             ok: boolean;
@@ -2205,6 +2113,33 @@ export interface components {
             tools: components["schemas"]["AssistantToolRun"][];
             notices: components["schemas"]["AssistantNotice"][];
         };
+        AssistantQuestion: {
+            /** @description The person's message (Markdown). */
+            content: string;
+        };
+        ConversationTitle: {
+            title: string;
+        };
+        NewConversation: {
+            /** @default  */
+            title?: string;
+        };
+        ProviderChange: {
+            base_url?: string | null;
+            model?: string | null;
+            organization?: string | null;
+            api_key?: string | null;
+            /** @description Extra HTTP headers sent to the provider (replace the stored ones). */
+            headers?: {
+                [key: string]: string;
+            };
+            max_tool_rounds?: number | null;
+            max_rows?: number | null;
+            max_result_chars?: number | null;
+            requests_per_hour?: number | null;
+            tokens_per_hour?: number | null;
+            timeout_seconds?: number | null;
+        };
         ThemeSettings: {
             /** @enum {unknown} */
             font?: "system" | "inter" | "source-serif-4" | "atkinson-hyperlegible";
@@ -2299,6 +2234,23 @@ export interface components {
             };
             settings: components["schemas"]["ResolvedThemeSettings"];
         };
+        NewTheme: {
+            name: string;
+            /**
+             * @description The theme's settings (the defaults for those left out).
+             * @default {}
+             */
+            settings?: components["schemas"]["ThemeSettings"];
+        };
+        ThemeAssignment: {
+            /** @description The theme of the folder or dashboard; null: the one it inherits. */
+            theme_id: number | null;
+        };
+        /** @description A rename and/or the settings replaced whole. */
+        ThemeChange: {
+            name?: string;
+            settings?: components["schemas"]["ThemeSettings"];
+        };
         SignOnOffer: {
             enabled: boolean;
             display_name: string | null;
@@ -2369,6 +2321,35 @@ export interface components {
             embedding_secret: components["schemas"]["EmbeddingSecret"];
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
+        };
+        /** @description A shared card's run: the values of the filters the share lets its visitor set. */
+        CardFilters: {
+            /** @default {} */
+            filters?: {
+                [key: string]: unknown;
+            };
+        };
+        EmbeddingSecretRequest: {
+            name: string;
+            /** @description The group whose rights the embedded dashboards are read with. */
+            group_id: number;
+            /**
+             * @description The host pages' origins, such as https://www.example.com
+             * @default []
+             */
+            allowed_origins?: string[];
+        };
+        PublicLinkRequest: {
+            /**
+             * @description The filters a visitor may set, by name (the others keep their defaults).
+             * @default []
+             */
+            allowed_filters?: string[];
+            /**
+             * @description Whether the link offers the dashboard as PDF.
+             * @default false
+             */
+            allow_pdf?: boolean;
         };
         HomeItem: {
             /** @enum {unknown} */
@@ -2615,6 +2596,28 @@ export interface components {
             end_variable: string | null;
             column: string | null;
         };
+        Folder: {
+            folder_id: number;
+            name: string;
+            parent_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The caller's access (null: none, for an administrator's view of another's folder). */
+            access: ("view" | "edit") | null;
+            /** @description A person's personal folder, or inside one. */
+            personal: boolean;
+            /** @description The caller's own personal folder, or inside it. */
+            mine: boolean;
+            groups: components["schemas"]["FolderGrant"][];
+        };
+        FolderGrant: {
+            group_id: number;
+            /** @enum {string} */
+            level: "view" | "edit";
+        };
+        FolderList: {
+            folders: components["schemas"]["Folder"][];
+        };
         Group: {
             group_id: number;
             name: string;
@@ -2673,6 +2676,32 @@ export interface components {
         ModelList: {
             models: components["schemas"]["Model"][];
         };
+        /** @description A saved question: SQL with {{variables}}, or a builder definition compiled to SQL. */
+        Question: {
+            question_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            kind: "sql" | "builder";
+            /** @description The builder definition (null for a SQL question). */
+            builder: components["schemas"]["BuilderDefinition"] | null;
+            sql: string;
+            variables: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            visualization: {
+                [key: string]: unknown;
+            };
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        QuestionList: {
+            questions: components["schemas"]["Question"][];
+        };
         ShareTerms: {
             /** @enum {string} */
             kind: "public_link" | "embed";
@@ -2711,10 +2740,70 @@ export interface components {
             /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
             settable: boolean;
         };
+        Source: {
+            source_id: number;
+            name: string;
+            /** @enum {string} */
+            kind: "warehouse" | "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description The password is never sent back. */
+            has_password: boolean;
+            /**
+             * @description Whether this worker has the source attached as a catalog.
+             * @enum {string}
+             */
+            status: "attached" | "unavailable";
+            /** @description Why it is unavailable. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SourceList: {
+            sources: components["schemas"]["Source"][];
+        };
+        /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
+        User: {
+            user_id: number;
+            email: string;
+            display_name: string;
+            is_admin: boolean;
+            is_active: boolean;
+            /** @enum {string} */
+            locale: "en" | "fr" | "es";
+            /** Format: date-time */
+            created_at: string;
+            last_login_at: string | null;
+            /** @description The person's attributes, which row rules read as {{user.<name>}}. */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /** @description The groups the person is a member of. */
+            groups?: number[];
+        };
+        UserList: {
+            users: components["schemas"]["User"][];
+        };
         /** @description Where a one-of filter takes its values: a column the viewer may read. */
         ValuesSource: {
             table: string;
             column: string;
+        };
+        BuilderCompile: {
+            builder: components["schemas"]["BuilderDefinition"];
+        };
+        BuilderRun: {
+            builder: components["schemas"]["BuilderDefinition"];
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        CatalogGrants: {
+            /** @description The catalogs whose every table the group reads (replaces the list). */
+            catalogs: string[];
         };
         /**
          * @description A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
@@ -2753,6 +2842,12 @@ export interface components {
             /** @description One SELECT statement (a trailing semicolon is dropped). */
             sql?: string;
             description?: string;
+        };
+        /** @description A statement sent to one source as written. */
+        NativeSql: {
+            catalog: string;
+            sql: string;
+            row_limit?: number;
         };
         NewDashboard: {
             name: string;
@@ -2823,6 +2918,70 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        NewSource: {
+            /** @description A catalog's name: letters, digits and underscores, not starting with a digit. */
+            name: string;
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            /** @description postgres, mysql, couchdb and snowflake: sealed, never sent back. */
+            password?: string;
+        };
+        NewUser: {
+            email: string;
+            /** @description Left out: the person sets one with a password link. */
+            password?: string;
+            /** @default  */
+            display_name?: string;
+            /** @default false */
+            is_admin?: boolean;
+            /**
+             * @description The settings' default language when left out.
+             * @enum {string}
+             */
+            locale?: "en" | "fr" | "es";
+        };
+        PreviewStatement: {
+            /** @description A sample statement, run as the person. */
+            sql: string;
+        };
+        /** @description One's own display name and language (of the interface and of API messages). */
+        ProfileChange: {
+            display_name?: string;
+            /** @enum {string} */
+            locale?: "en" | "fr" | "es";
+        };
         /** @description A change of a question: only the fields given change. */
         QuestionChange: {
             name?: string;
@@ -2838,6 +2997,222 @@ export interface components {
             visualization?: {
                 [key: string]: unknown;
             };
+        };
+        RuleToCheck: {
+            catalog: string;
+            schema: string;
+            table: string;
+            row_filter?: string | null;
+        };
+        SettingsChange: {
+            /**
+             * @description The language of accounts created without one.
+             * @enum {string}
+             */
+            default_locale?: "en" | "fr" | "es";
+            /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
+            public_sharing?: boolean;
+            /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
+            external_recipients?: boolean;
+            embed_max_lifetime_seconds?: number;
+            public_link_requests_per_minute?: number;
+        };
+        SignIn: {
+            email: string;
+            password: string;
+            /**
+             * @description The new token's name.
+             * @default sign-in
+             */
+            name?: string;
+        };
+        SourceChange: {
+            /** @description Merged into the source's options (null removes one). */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+            /** @default false */
+            clear_password?: boolean;
+        };
+        /** @description A source as the form describes it, reached before it is saved. */
+        SourceProbe: {
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+        };
+        /** @description A saved source reached with the form's changed options or new password (nothing is saved). */
+        SourceRetest: {
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+        };
+        SqlAutocomplete: {
+            sql: string;
+            /** @description Where the suggestions are for (the end of the statement when left out). */
+            cursor?: number;
+        };
+        SqlDownload: {
+            sql: string;
+            /** @default {} */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @default {} */
+            variable_types?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        /** @description One read statement, run under the caller's permissions (variables bound as values). */
+        SqlRun: {
+            sql: string;
+            /** @default {} */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @default {} */
+            variable_types?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            /** @description Most rows the answer holds (the server's bound when left out). */
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        SqlToFormat: {
+            sql: string;
+        };
+        StatementCancel: {
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id: string;
+        };
+        /** @description A group's rule for one table (it replaces the group's rule for that table). */
+        TableRule: {
+            catalog: string;
+            schema: string;
+            table: string;
+            /**
+             * @description false: the group may not read the table, whatever its catalogs grant.
+             * @default true
+             */
+            access?: boolean;
+            row_filter?: string | null;
+            /** @default [] */
+            hidden_columns?: string[];
+            /** @default {} */
+            masked_columns?: {
+                [key: string]: components["schemas"]["ColumnMask"];
+            };
+        };
+        TokenRequest: {
+            /** @default  */
+            name?: string;
+        };
+        UserAttributes: {
+            /** @description Replace the person's attributes, which row rules read as {{user.<name>}}. */
+            attributes: {
+                [key: string]: (string | number | boolean) | (string | number | boolean)[];
+            };
+        };
+        /** @description A change of an account: only the fields given change. */
+        UserChange: {
+            display_name?: string;
+            /** @enum {string} */
+            locale?: "en" | "fr" | "es";
+            is_admin?: boolean;
+            is_active?: boolean;
+            password?: string;
         };
     };
     responses: never;
@@ -2942,11 +3317,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password: string;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["SignIn"];
             };
         };
         responses: {
@@ -3630,11 +4001,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["ProfileChange"];
             };
         };
         responses: {
@@ -3813,14 +4180,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password?: string;
-                    display_name?: string;
-                    is_admin?: boolean;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["NewUser"];
             };
         };
         responses: {
@@ -4003,14 +4363,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                    is_admin?: boolean;
-                    is_active?: boolean;
-                    password?: string;
-                };
+                "application/json": components["schemas"]["UserChange"];
             };
         };
         responses: {
@@ -4433,11 +4786,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attributes: {
-                        [key: string]: (string | number | boolean) | (string | number | boolean)[];
-                    };
-                };
+                "application/json": components["schemas"]["UserAttributes"];
             };
         };
         responses: {
@@ -4620,9 +4969,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                };
+                "application/json": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
@@ -4801,16 +5148,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    default_locale?: "en" | "fr" | "es";
-                    /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
-                    public_sharing?: boolean;
-                    /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
-                    external_recipients?: boolean;
-                    embed_max_lifetime_seconds?: number;
-                    public_link_requests_per_minute?: number;
-                };
+                "application/json": components["schemas"]["SettingsChange"];
             };
         };
         responses: {
@@ -5601,9 +5939,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalogs: string[];
-                };
+                "application/json": components["schemas"]["CatalogGrants"];
             };
         };
         responses: {
@@ -5703,17 +6039,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    schema: string;
-                    table: string;
-                    access?: boolean;
-                    row_filter?: string | null;
-                    hidden_columns?: string[];
-                    masked_columns?: {
-                        [key: string]: components["schemas"]["ColumnMask"];
-                    };
-                };
+                "application/json": components["schemas"]["TableRule"];
             };
         };
         responses: {
@@ -5811,12 +6137,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    schema: string;
-                    table: string;
-                    row_filter?: string | null;
-                };
+                "application/json": components["schemas"]["RuleToCheck"];
             };
         };
         responses: {
@@ -5914,9 +6235,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                };
+                "application/json": components["schemas"]["PreviewStatement"];
             };
         };
         responses: {
@@ -6179,41 +6498,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {unknown} */
-                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["NewSource"];
             };
         };
         responses: {
@@ -6394,40 +6679,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["SourceProbe"];
             };
         };
         responses: {
@@ -6525,38 +6777,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["SourceRetest"];
             };
         };
         responses: {
@@ -6822,39 +7043,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                    clear_password?: boolean;
-                };
+                "application/json": components["schemas"]["SourceChange"];
             };
         };
         responses: {
@@ -6950,18 +7139,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    variable_types?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["SqlRun"];
             };
         };
         responses: {
@@ -7057,19 +7235,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    variable_types?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["SqlDownload"];
             };
         };
         responses: {
@@ -7165,10 +7331,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id: string;
-                };
+                "application/json": components["schemas"]["StatementCancel"];
             };
         };
         responses: {
@@ -7264,12 +7427,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    builder: components["schemas"]["BuilderDefinition"];
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["BuilderRun"];
             };
         };
         responses: {
@@ -7365,9 +7523,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    builder: components["schemas"]["BuilderDefinition"];
-                };
+                "application/json": components["schemas"]["BuilderCompile"];
             };
         };
         responses: {
@@ -7463,11 +7619,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    sql: string;
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["NativeSql"];
             };
         };
         responses: {
@@ -7563,9 +7715,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                };
+                "application/json": components["schemas"]["SqlToFormat"];
             };
         };
         responses: {
@@ -7661,10 +7811,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    cursor?: number;
-                };
+                "application/json": components["schemas"]["SqlAutocomplete"];
             };
         };
         responses: {
@@ -11173,21 +11320,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    base_url?: string | null;
-                    model?: string | null;
-                    api_key?: string | null;
-                    organization?: string | null;
-                    headers?: {
-                        [key: string]: string;
-                    };
-                    max_tool_rounds?: number | null;
-                    max_rows?: number | null;
-                    max_result_chars?: number | null;
-                    requests_per_hour?: number | null;
-                    tokens_per_hour?: number | null;
-                    timeout_seconds?: number | null;
-                };
+                "application/json": components["schemas"]["ProviderChange"];
             };
         };
         responses: {
@@ -11532,9 +11665,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string;
-                };
+                "application/json": components["schemas"]["NewConversation"];
             };
         };
         responses: {
@@ -11800,9 +11931,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title: string;
-                };
+                "application/json": components["schemas"]["ConversationTitle"];
             };
         };
         responses: {
@@ -11900,9 +12029,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    content: string;
-                };
+                "application/json": components["schemas"]["AssistantQuestion"];
             };
         };
         responses: {
@@ -12117,10 +12244,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    settings?: components["schemas"]["ThemeSettings"];
-                };
+                "application/json": components["schemas"]["NewTheme"];
             };
         };
         responses: {
@@ -12303,10 +12427,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    settings?: components["schemas"]["ThemeSettings"];
-                };
+                "application/json": components["schemas"]["ThemeChange"];
             };
         };
         responses: {
@@ -12854,9 +12975,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    theme_id: number | null;
-                };
+                "application/json": components["schemas"]["ThemeAssignment"];
             };
         };
         responses: {
@@ -13039,9 +13158,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    theme_id: number | null;
-                };
+                "application/json": components["schemas"]["ThemeAssignment"];
             };
         };
         responses: {
@@ -13769,14 +13886,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    allowed_filters?: string[];
-                    /**
-                     * @description Whether the link offers the dashboard as PDF.
-                     * @default false
-                     */
-                    allow_pdf?: boolean;
-                };
+                "application/json": components["schemas"]["PublicLinkRequest"];
             };
         };
         responses: {
@@ -14039,11 +14149,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    group_id: number;
-                    allowed_origins?: string[];
-                };
+                "application/json": components["schemas"]["EmbeddingSecretRequest"];
             };
         };
         responses: {
@@ -14321,11 +14427,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -14434,11 +14536,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -15022,11 +15120,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -15127,11 +15221,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
