@@ -15,6 +15,11 @@ ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 # Text PostgreSQL can store (no NUL).
 TEXT_NO_NUL = {"type": "string", "pattern": "^[^\\x00]*$"}
 NULLABLE_TEXT = {"type": ["string", "null"], "pattern": "^[^\\x00]*$"}
+# A query parameter's or a short field's text: at most 200 characters.
+SHORT_TEXT = {**TEXT_NO_NUL, "maxLength": 200}
+NULL_STR = {"type": ["string", "null"]}
+NULL_INT = {"type": ["integer", "null"]}
+OBJECT = {"type": "object", "additionalProperties": True}
 ERROR = {"$ref": "#/components/schemas/Error"}
 
 

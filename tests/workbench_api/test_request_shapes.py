@@ -6,16 +6,19 @@ from __future__ import annotations
 import pytest
 
 from tests.workbench_api.conftest import Api, ok
-from workbench_app.accounts.shapes import (NewGroup, NewUser, ProfileChange, SettingsChange, SignIn, TokenRequest,
-                                           UserAttributes, UserChange)
+from workbench_app.accounts.shapes import (Credentials, FirstAdministrator, NewGroup, NewPassword, NewUser,
+                                           PasswordLinkRequest, PasswordLinkToken, ProfileChange, SettingsChange, SignIn,
+                                           TokenRequest, UserAttributes, UserChange)
 from workbench_app.assistant.shapes import AssistantQuestion, ConversationTitle, NewConversation, ProviderChange
 from workbench_app.api import api_document
-from workbench_app.content.shapes import (DashboardChange, FolderAccess, FolderName, ModelChange, NewDashboard, NewFolder,
-                                          NewMetric, NewModel, NewQuestion, QuestionChange)
+from workbench_app.content.shapes import (CardRun, DashboardChange, FolderAccess, FolderName, MetricQuery, ModelChange,
+                                          NewDashboard, NewFolder, NewMetric, NewModel, NewQuestion, QuestionChange,
+                                          QuestionDownload, QuestionRun)
 from workbench_app.errors import WorkbenchError
 from workbench_app.permissions.shapes import CatalogGrants, PreviewStatement, RuleToCheck, TableRule
 from workbench_app.request_shapes import validated
 from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest
+from workbench_app.single_sign_on.shapes import SingleSignOnChange
 from workbench_app.sources.shapes import NewSource, SourceChange, SourceProbe, SourceRetest
 from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete, SqlDownload, SqlRun,
                                              SqlToFormat, StatementCancel)
@@ -121,6 +124,20 @@ def _refusal(shape, body) -> tuple[int, str, str, dict]:
     (NewConversation, {"title": "t" * 201}, "title must be at most 200 characters.", "title"),
     (ConversationTitle, {"title": ""}, "title may not be empty.", "title"),
     (AssistantQuestion, {"content": "c" * 20_001}, "content must be at most 20000 characters.", "content"),
+    (QuestionRun, {"row_limit": 1_000_001}, "row_limit must be a whole number between 1 and 1000000.", "row_limit"),
+    (QuestionDownload, {"variables": "x"}, "variables must be a JSON object.", "variables"),
+    (MetricQuery, {"dimensions": [""]}, "dimensions must be a list of non-empty strings.", "dimensions"),
+    (CardRun, {"filters": None}, "filters may not be null.", "filters"),
+    (Credentials, {"email": "a@b.c", "password": 5}, "password must be a string.", "password"),
+    (FirstAdministrator, {"token": "t", "email": "a@b.c", "password": "p" * 12}, "locale is required.", "locale"),
+    (PasswordLinkRequest, {"purpose": "welcome"}, "purpose must be one of invite, reset.", "purpose"),
+    (NewPassword, {"token": "t"}, "password is required.", "password"),
+    (SingleSignOnChange, {"issuer": "https://id.example.org?x=1"},
+     "issuer must be an http:// or https:// address without query or fragment.", "issuer"),
+    (SingleSignOnChange, {"groups_claim": "the groups"}, "groups_claim must be a claim name.", "groups_claim"),
+    (SingleSignOnChange, {"group_mapping": {"staff": ""}}, "group_mapping must map up to 100 claim names to names.",
+     "group_mapping"),
+    (SingleSignOnChange, {"create_accounts": None}, "create_accounts may not be null.", "create_accounts"),
 ])
 def test_a_broken_rule_is_refused_in_the_words_of_the_checks_it_replaced(shape, body, message, field):
     status, code, told, details = _refusal(shape, body)
@@ -179,7 +196,15 @@ def test_the_document_s_request_components_are_the_models():
                                 ("/assistant/provider", "put", ProviderChange),
                                 ("/assistant/conversations", "post", NewConversation),
                                 ("/assistant/conversations/{conversation_id}", "patch", ConversationTitle),
-                                ("/assistant/conversations/{conversation_id}/messages", "post", AssistantQuestion)):
+                                ("/assistant/conversations/{conversation_id}/messages", "post", AssistantQuestion),
+                                ("/questions/{question_id}/run", "post", QuestionRun),
+                                ("/questions/{question_id}/csv", "post", QuestionDownload),
+                                ("/metrics/{metric_id}/query", "post", MetricQuery),
+                                ("/dashboards/{dashboard_id}/cards/{card_id}/run", "post", CardRun),
+                                ("/session", "post", Credentials), ("/setup", "post", FirstAdministrator),
+                                ("/users/{user_id}/password-link", "post", PasswordLinkRequest),
+                                ("/password-link/check", "post", PasswordLinkToken), ("/password-link", "post", NewPassword),
+                                ("/settings/sso", "patch", SingleSignOnChange)):
         body = document["paths"][path][method]["requestBody"]
         assert body["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{shape.__name__}"}
         assert set(schemas[shape.__name__]["properties"]) == {info.alias or name  # `schema`, not `schema_`
@@ -196,6 +221,8 @@ def test_the_document_s_request_components_are_the_models():
     assert schemas["TableRule"]["properties"]["row_filter"]["anyOf"][0]["maxLength"] == 4000
     assert schemas["SettingsChange"]["properties"]["embed_max_lifetime_seconds"] == {
         "type": "integer", "minimum": 60, "maximum": 604_800}
+    # A link's token is checked before the form (a wrong one reveals nothing), but the document requires it.
+    assert schemas["NewPassword"]["required"] == ["token", "password"]
     # A missing builder is the builder's refusal ("builder must be a JSON object."), but the document requires it.
     assert schemas["BuilderRun"]["required"] == ["builder"] and validated(BuilderRun, {}).builder is None
 

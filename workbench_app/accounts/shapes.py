@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, WithJsonSchema, create_model
+from pydantic import ConfigDict, Field, WithJsonSchema, create_model
 
 from workbench_app.accounts.instance_settings import LOCALES, SHARING_LIMITS
+from workbench_app.accounts.password_links import PURPOSES as PASSWORD_PURPOSES
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.request_shapes import RequestShape, Text, WholeNumber
 
@@ -63,11 +64,49 @@ Attributes = Annotated[dict[str, Any], WithJsonSchema({
     "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}})]
 
 
-class SignIn(RequestShape):
+class Credentials(RequestShape):
+    """A sign-in to the web application (POST /session)."""
     email: Email
     password: Password
+
+
+class SignIn(Credentials):
+    """A sign-in for an API token."""
     name: Text() = "sign-in"
     """The new token's name."""
+
+
+# A link's token is checked against the stored links before anything else of the form (a wrong one
+# reveals nothing), so the model takes any value and the document says it is a string.
+LinkToken = Annotated[Any, WithJsonSchema({"type": "string"})]
+
+
+# A new password: its strength is checked by users.py, which says what is wrong with it.
+NewPasswordText = Annotated[Password, Field(json_schema_extra={"minLength": 10})]
+
+
+class FirstAdministrator(RequestShape):
+    """The first-run setup's form: the setup link's token, then the first administrator."""
+    model_config = ConfigDict(json_schema_extra={"required": ["token", "email", "password", "locale"]})
+    token: LinkToken = None
+    email: Email
+    password: NewPasswordText
+    display_name: Text() = ""
+    locale: Locale
+
+
+class PasswordLinkRequest(RequestShape):
+    purpose: Literal[PASSWORD_PURPOSES] = "reset"  # type: ignore[valid-type]
+
+
+class PasswordLinkToken(RequestShape):
+    model_config = ConfigDict(json_schema_extra={"required": ["token"]})
+    token: LinkToken = None
+
+
+class NewPassword(PasswordLinkToken):
+    model_config = ConfigDict(json_schema_extra={"required": ["token", "password"]})
+    password: NewPasswordText
 
 
 class ProfileChange(RequestShape):

@@ -12,7 +12,7 @@ from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, Tex
 from workbench_app.content.dashboard_filters import FILTER_TYPES
 from workbench_app.content.folders import LEVELS
 from workbench_app.content.models_metrics import AGGREGATIONS
-from workbench_app.statements.shapes import VARIABLE_TYPES_SCHEMA, BuilderDefinition
+from workbench_app.statements.shapes import VARIABLE_TYPES_SCHEMA, BuilderDefinition, RowLimit, VariableValues
 
 CardKind = Literal["question", "text", "heading"]
 FilterType = Literal[FILTER_TYPES]  # type: ignore[valid-type]  (a tuple of names: one list of them)
@@ -262,3 +262,29 @@ class FolderName(RequestShape):
 class FolderAccess(RequestShape):
     level: Literal[LEVELS] | None = None  # type: ignore[valid-type]
     """The group's access to the folder: null (or none given) removes it."""
+
+
+# The runs of saved content change nothing: no body at all is an empty one.
+
+
+class QuestionRun(RequestShape):
+    variables: VariableValues = {}
+    """Values of the question's variables (their defaults for those left out)."""
+    row_limit: RowLimit = None
+
+
+class QuestionDownload(QuestionRun):
+    row_limit: WholeNumber(1) = None
+    """At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default)."""
+
+
+class MetricQuery(RequestShape):
+    dimensions: TextList(20, 128) = []
+    """The metric's dimensions to group by."""
+    row_limit: RowLimit = None
+
+
+class CardRun(RequestShape):
+    filters: Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})] = {}
+    """Filter values keyed by filter id or name: `{"country": "FR"}`."""
+    row_limit: RowLimit = None

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.accounts.instance_settings import SHARING_LIMITS
 from workbench_app.openapi_vocabulary import ID as _ID, INT as _INT, NULL_STAMP as _NULL_STAMP, STAMP as _STAMP
 from workbench_app.openapi_vocabulary import STR as _STR, model_body, object_of as _object, ref as _ref
 from workbench_app.printing.openapi_paths import pdf_operation
-from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest
+from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest, SharedDashboard
 
-# The request bodies declared as models (their components are generated from them).
+# The answers and request bodies declared as models (their components are generated from them).
+ANSWERS = (SharedDashboard,)
 REQUESTS = (PublicLinkRequest, EmbeddingSecretRequest, CardFilters)
 
 _STRINGS = {"type": "array", "items": _STR}
@@ -26,13 +26,6 @@ _SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
 
 
-SETTINGS_FIELDS: dict[str, Any] = {
-    "public_sharing": {"type": "boolean", "description": "Whether dashboards may be shared by public link (off "
-                                                         "by default; turning it off stops every link)."},
-    "external_recipients": {"type": "boolean", "description": "Whether subscriptions may send to addresses "
-                                                              "outside the accounts and to webhooks (off by default)."},
-    **{name: {"type": "integer", "minimum": low, "maximum": high} for name, (low, high) in SHARING_LIMITS.items()},
-}
 
 SCHEMAS: dict[str, Any] = {
     "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS,

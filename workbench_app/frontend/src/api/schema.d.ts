@@ -1704,153 +1704,6 @@ export interface components {
             };
             secret: string;
         };
-        Result: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-            rows: unknown[][];
-            row_count: number;
-            truncated: boolean;
-            elapsed_ms: number;
-            question_id?: number;
-            card_id?: number;
-            /** @description Dashboard cards: whether the answer came from the result cache. */
-            cached?: boolean;
-            /** Format: date-time */
-            cached_at?: string;
-        };
-        ResultColumns: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-        };
-        FilterValues: {
-            values: (string | number | boolean)[];
-            /** @description More values than shown: search. */
-            truncated: boolean;
-        };
-        DashboardCacheCounts: {
-            dashboards: {
-                dashboard_id: number;
-                name: string;
-                cache_ttl_seconds: number;
-                warm_up: boolean;
-                hits: number;
-                misses: number;
-                entries: number;
-                hit_ratio: number | null;
-            }[];
-        };
-        TableColumn: {
-            name: string;
-            type: string;
-            masked: boolean;
-            description: string | null;
-        };
-        TableFreshness: {
-            /**
-             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
-             * @enum {unknown}
-             */
-            source: "lake" | "lake+postgres" | "postgres";
-            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
-            refreshed_at?: string;
-            /** @description The newest day the lake holds (YYYY-MM-DD). */
-            newest_day?: string;
-            /** @description From this day on, rows come from PostgreSQL. */
-            postgres_from?: string;
-            /**
-             * @description Why a table the lake should hold is read from PostgreSQL.
-             * @enum {unknown}
-             */
-            warning?: "not_in_lake" | "older_shape" | "unreadable";
-        };
-        Table: {
-            catalog: string;
-            schema: string;
-            table: string;
-            description: string | null;
-            columns?: components["schemas"]["TableColumn"][];
-            /** @enum {unknown} */
-            matched?: "table" | "columns";
-            freshness?: components["schemas"]["TableFreshness"];
-        };
-        TableList: {
-            tables: components["schemas"]["Table"][];
-        };
-        DatasourceList: {
-            datasources: {
-                name: string;
-                tables: number;
-            }[];
-        };
-        HistoryEntry: {
-            query_id: number;
-            user_id: number | null;
-            user_email: string | null;
-            /** @enum {unknown} */
-            origin: "ui" | "api" | "tool_server" | "embed" | "assistant";
-            sql_text: string;
-            question_id: number | null;
-            /** Format: date-time */
-            started_at: string;
-            duration_ms: number | null;
-            row_count: number | null;
-            /** @enum {unknown} */
-            status: "ok" | "refused" | "failed" | "cancelled";
-            error_code: string | null;
-        };
-        HistoryList: {
-            queries: components["schemas"]["HistoryEntry"][];
-        };
-        AuditEntry: {
-            entry_id: number;
-            /** Format: date-time */
-            at: string;
-            actor_id: number | null;
-            actor: string | null;
-            action: string;
-            target: string | null;
-            details: unknown;
-        };
-        AuditList: {
-            entries: components["schemas"]["AuditEntry"][];
-        };
-        Notice: {
-            code: string;
-            message: string;
-            details: {
-                [key: string]: unknown;
-            };
-        };
-        RuleCheck: {
-            /** @description false: the rule would grant nothing (see problems). */
-            valid: boolean;
-            columns: string[];
-            problems: components["schemas"]["Notice"][];
-            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
-            warnings: components["schemas"]["Notice"][];
-        };
-        Preview: {
-            result: components["schemas"]["Result"] | null;
-            refusal: components["schemas"]["Notice"] | null;
-            decisions: {
-                table: string;
-                grants: {
-                    group: string;
-                    /** @enum {unknown} */
-                    kind: "table_rule" | "catalog";
-                    access: boolean;
-                    row_filter: string | null;
-                    hidden_columns: string[];
-                    masked_columns: {
-                        [key: string]: string;
-                    };
-                }[];
-            }[];
-        };
         Settings: {
             /**
              * @description The language of accounts created without one.
@@ -1897,6 +1750,46 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        ColumnMask: {
+            /** @enum {unknown} */
+            kind: "null" | "hash" | "partial" | "expression";
+            keep_first?: number;
+            keep_last?: number;
+            expression?: string;
+        };
+        Notice: {
+            code: string;
+            message: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        RuleCheck: {
+            /** @description false: the rule would grant nothing (see problems). */
+            valid: boolean;
+            columns: string[];
+            problems: components["schemas"]["Notice"][];
+            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
+            warnings: components["schemas"]["Notice"][];
+        };
+        Preview: {
+            result: components["schemas"]["Result"] | null;
+            refusal: components["schemas"]["Notice"] | null;
+            decisions: {
+                table: string;
+                grants: {
+                    group: string;
+                    /** @enum {unknown} */
+                    kind: "table_rule" | "catalog";
+                    access: boolean;
+                    row_filter: string | null;
+                    hidden_columns: string[];
+                    masked_columns: {
+                        [key: string]: string;
+                    };
+                }[];
+            }[];
+        };
         ConnectionTest: {
             ok: boolean;
             /** @description Tables (or databases, files) the source shows. */
@@ -1910,6 +1803,65 @@ export interface components {
                     reason: "unreachable" | "authentication_failed" | "database_not_found" | "path_not_found" | "unreadable" | "failed";
                 };
             };
+        };
+        Result: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: unknown[][];
+            row_count: number;
+            truncated: boolean;
+            elapsed_ms: number;
+            question_id?: number;
+            card_id?: number;
+            /** @description Dashboard cards: whether the answer came from the result cache. */
+            cached?: boolean;
+            /** Format: date-time */
+            cached_at?: string;
+        };
+        TableColumn: {
+            name: string;
+            type: string;
+            masked: boolean;
+            description: string | null;
+        };
+        TableFreshness: {
+            /**
+             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
+             * @enum {unknown}
+             */
+            source: "lake" | "lake+postgres" | "postgres";
+            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
+            refreshed_at?: string;
+            /** @description The newest day the lake holds (YYYY-MM-DD). */
+            newest_day?: string;
+            /** @description From this day on, rows come from PostgreSQL. */
+            postgres_from?: string;
+            /**
+             * @description Why a table the lake should hold is read from PostgreSQL.
+             * @enum {unknown}
+             */
+            warning?: "not_in_lake" | "older_shape" | "unreadable";
+        };
+        Table: {
+            catalog: string;
+            schema: string;
+            table: string;
+            description: string | null;
+            columns?: components["schemas"]["TableColumn"][];
+            /** @enum {unknown} */
+            matched?: "table" | "columns";
+            freshness?: components["schemas"]["TableFreshness"];
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
+        };
+        DatasourceList: {
+            datasources: {
+                name: string;
+                tables: number;
+            }[];
         };
         Suggestions: {
             suggestions: {
@@ -2004,12 +1956,60 @@ export interface components {
             }[];
             limit?: number;
         };
-        ColumnMask: {
+        ResultColumns: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+        };
+        FilterValues: {
+            values: (string | number | boolean)[];
+            /** @description More values than shown: search. */
+            truncated: boolean;
+        };
+        DashboardCacheCounts: {
+            dashboards: {
+                dashboard_id: number;
+                name: string;
+                cache_ttl_seconds: number;
+                warm_up: boolean;
+                hits: number;
+                misses: number;
+                entries: number;
+                hit_ratio: number | null;
+            }[];
+        };
+        HistoryEntry: {
+            query_id: number;
+            user_id: number | null;
+            user_email: string | null;
             /** @enum {unknown} */
-            kind: "null" | "hash" | "partial" | "expression";
-            keep_first?: number;
-            keep_last?: number;
-            expression?: string;
+            origin: "ui" | "api" | "tool_server" | "embed" | "assistant";
+            sql_text: string;
+            question_id: number | null;
+            /** Format: date-time */
+            started_at: string;
+            duration_ms: number | null;
+            row_count: number | null;
+            /** @enum {unknown} */
+            status: "ok" | "refused" | "failed" | "cancelled";
+            error_code: string | null;
+        };
+        HistoryList: {
+            queries: components["schemas"]["HistoryEntry"][];
+        };
+        AuditEntry: {
+            entry_id: number;
+            /** Format: date-time */
+            at: string;
+            actor_id: number | null;
+            actor: string | null;
+            action: string;
+            target: string | null;
+            details: unknown;
+        };
+        AuditList: {
+            entries: components["schemas"]["AuditEntry"][];
         };
         AssistantProvider: {
             enabled: boolean;
@@ -2113,33 +2113,6 @@ export interface components {
             tools: components["schemas"]["AssistantToolRun"][];
             notices: components["schemas"]["AssistantNotice"][];
         };
-        AssistantQuestion: {
-            /** @description The person's message (Markdown). */
-            content: string;
-        };
-        ConversationTitle: {
-            title: string;
-        };
-        NewConversation: {
-            /** @default  */
-            title?: string;
-        };
-        ProviderChange: {
-            base_url?: string | null;
-            model?: string | null;
-            organization?: string | null;
-            api_key?: string | null;
-            /** @description Extra HTTP headers sent to the provider (replace the stored ones). */
-            headers?: {
-                [key: string]: string;
-            };
-            max_tool_rounds?: number | null;
-            max_rows?: number | null;
-            max_result_chars?: number | null;
-            requests_per_hour?: number | null;
-            tokens_per_hour?: number | null;
-            timeout_seconds?: number | null;
-        };
         ThemeSettings: {
             /** @enum {unknown} */
             font?: "system" | "inter" | "source-serif-4" | "atkinson-hyperlegible";
@@ -2234,23 +2207,6 @@ export interface components {
             };
             settings: components["schemas"]["ResolvedThemeSettings"];
         };
-        NewTheme: {
-            name: string;
-            /**
-             * @description The theme's settings (the defaults for those left out).
-             * @default {}
-             */
-            settings?: components["schemas"]["ThemeSettings"];
-        };
-        ThemeAssignment: {
-            /** @description The theme of the folder or dashboard; null: the one it inherits. */
-            theme_id: number | null;
-        };
-        /** @description A rename and/or the settings replaced whole. */
-        ThemeChange: {
-            name?: string;
-            settings?: components["schemas"]["ThemeSettings"];
-        };
         SignOnOffer: {
             enabled: boolean;
             display_name: string | null;
@@ -2321,35 +2277,6 @@ export interface components {
             embedding_secret: components["schemas"]["EmbeddingSecret"];
             /** @description The HS256 signing secret: shown this once. */
             secret: string;
-        };
-        /** @description A shared card's run: the values of the filters the share lets its visitor set. */
-        CardFilters: {
-            /** @default {} */
-            filters?: {
-                [key: string]: unknown;
-            };
-        };
-        EmbeddingSecretRequest: {
-            name: string;
-            /** @description The group whose rights the embedded dashboards are read with. */
-            group_id: number;
-            /**
-             * @description The host pages' origins, such as https://www.example.com
-             * @default []
-             */
-            allowed_origins?: string[];
-        };
-        PublicLinkRequest: {
-            /**
-             * @description The filters a visitor may set, by name (the others keep their defaults).
-             * @default []
-             */
-            allowed_filters?: string[];
-            /**
-             * @description Whether the link offers the dashboard as PDF.
-             * @default false
-             */
-            allow_pdf?: boolean;
         };
         HomeItem: {
             /** @enum {unknown} */
@@ -2792,6 +2719,10 @@ export interface components {
             table: string;
             column: string;
         };
+        AssistantQuestion: {
+            /** @description The person's message (Markdown). */
+            content: string;
+        };
         BuilderCompile: {
             builder: components["schemas"]["BuilderDefinition"];
         };
@@ -2801,9 +2732,34 @@ export interface components {
             /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
             statement_id?: string;
         };
+        /** @description A shared card's run: the values of the filters the share lets its visitor set. */
+        CardFilters: {
+            /** @default {} */
+            filters?: {
+                [key: string]: unknown;
+            };
+        };
+        CardRun: {
+            /**
+             * @description Filter values keyed by filter id or name: `{"country": "FR"}`.
+             * @default {}
+             */
+            filters?: {
+                [key: string]: unknown;
+            };
+            row_limit?: number;
+        };
         CatalogGrants: {
             /** @description The catalogs whose every table the group reads (replaces the list). */
             catalogs: string[];
+        };
+        ConversationTitle: {
+            title: string;
+        };
+        /** @description A sign-in to the web application (POST /session). */
+        Credentials: {
+            email: string;
+            password: string;
         };
         /**
          * @description A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
@@ -2829,12 +2785,40 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        EmbeddingSecretRequest: {
+            name: string;
+            /** @description The group whose rights the embedded dashboards are read with. */
+            group_id: number;
+            /**
+             * @description The host pages' origins, such as https://www.example.com
+             * @default []
+             */
+            allowed_origins?: string[];
+        };
+        /** @description The first-run setup's form: the setup link's token, then the first administrator. */
+        FirstAdministrator: {
+            token: string;
+            email: string;
+            password: string;
+            /** @default  */
+            display_name?: string;
+            /** @enum {string} */
+            locale: "en" | "fr" | "es";
+        };
         FolderAccess: {
             /** @description The group's access to the folder: null (or none given) removes it. */
             level?: ("view" | "edit") | null;
         };
         FolderName: {
             name: string;
+        };
+        MetricQuery: {
+            /**
+             * @description The metric's dimensions to group by.
+             * @default []
+             */
+            dimensions?: string[];
+            row_limit?: number;
         };
         /** @description A change of a model: only the fields given change. */
         ModelChange: {
@@ -2848,6 +2832,10 @@ export interface components {
             catalog: string;
             sql: string;
             row_limit?: number;
+        };
+        NewConversation: {
+            /** @default  */
+            title?: string;
         };
         NewDashboard: {
             name: string;
@@ -2902,6 +2890,10 @@ export interface components {
             description?: string;
             /** @description The folder (the creator's personal folder when left out). */
             folder_id?: number;
+        };
+        NewPassword: {
+            token: string;
+            password: string;
         };
         NewQuestion: {
             name: string;
@@ -2958,6 +2950,14 @@ export interface components {
             /** @description postgres, mysql, couchdb and snowflake: sealed, never sent back. */
             password?: string;
         };
+        NewTheme: {
+            name: string;
+            /**
+             * @description The theme's settings (the defaults for those left out).
+             * @default {}
+             */
+            settings?: components["schemas"]["ThemeSettings"];
+        };
         NewUser: {
             email: string;
             /** @description Left out: the person sets one with a password link. */
@@ -2972,6 +2972,16 @@ export interface components {
              */
             locale?: "en" | "fr" | "es";
         };
+        PasswordLinkRequest: {
+            /**
+             * @default reset
+             * @enum {string}
+             */
+            purpose?: "invite" | "reset";
+        };
+        PasswordLinkToken: {
+            token: string;
+        };
         PreviewStatement: {
             /** @description A sample statement, run as the person. */
             sql: string;
@@ -2981,6 +2991,34 @@ export interface components {
             display_name?: string;
             /** @enum {string} */
             locale?: "en" | "fr" | "es";
+        };
+        ProviderChange: {
+            base_url?: string | null;
+            model?: string | null;
+            organization?: string | null;
+            api_key?: string | null;
+            /** @description Extra HTTP headers sent to the provider (replace the stored ones). */
+            headers?: {
+                [key: string]: string;
+            };
+            max_tool_rounds?: number | null;
+            max_rows?: number | null;
+            max_result_chars?: number | null;
+            requests_per_hour?: number | null;
+            tokens_per_hour?: number | null;
+            timeout_seconds?: number | null;
+        };
+        PublicLinkRequest: {
+            /**
+             * @description The filters a visitor may set, by name (the others keep their defaults).
+             * @default []
+             */
+            allowed_filters?: string[];
+            /**
+             * @description Whether the link offers the dashboard as PDF.
+             * @default false
+             */
+            allow_pdf?: boolean;
         };
         /** @description A change of a question: only the fields given change. */
         QuestionChange: {
@@ -2997,6 +3035,27 @@ export interface components {
             visualization?: {
                 [key: string]: unknown;
             };
+        };
+        QuestionDownload: {
+            /**
+             * @description Values of the question's variables (their defaults for those left out).
+             * @default {}
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
+            row_limit?: number;
+        };
+        QuestionRun: {
+            /**
+             * @description Values of the question's variables (their defaults for those left out).
+             * @default {}
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            row_limit?: number;
         };
         RuleToCheck: {
             catalog: string;
@@ -3017,6 +3076,7 @@ export interface components {
             embed_max_lifetime_seconds?: number;
             public_link_requests_per_minute?: number;
         };
+        /** @description A sign-in for an API token. */
         SignIn: {
             email: string;
             password: string;
@@ -3025,6 +3085,30 @@ export interface components {
              * @default sign-in
              */
             name?: string;
+        };
+        /**
+         * @description A field given replaces the stored one; null clears it (the environment's value applies again);
+         *     `client_secret` "" or null clears the secret.
+         */
+        SingleSignOnChange: {
+            issuer?: string | null;
+            client_id?: string | null;
+            scopes?: string | null;
+            display_name?: string | null;
+            email_claim?: string;
+            name_claim?: string;
+            groups_claim?: string;
+            attribute_claims?: {
+                [key: string]: string;
+            };
+            group_mapping?: {
+                [key: string]: string;
+            };
+            groups_by_name?: boolean;
+            create_accounts?: boolean;
+            password_sign_in?: boolean;
+            break_glass_email?: string | null;
+            client_secret?: string | null;
         };
         SourceChange: {
             /** @description Merged into the source's options (null removes one). */
@@ -3194,6 +3278,15 @@ export interface components {
             masked_columns?: {
                 [key: string]: components["schemas"]["ColumnMask"];
             };
+        };
+        ThemeAssignment: {
+            /** @description The theme of the folder or dashboard; null: the one it inherits. */
+            theme_id: number | null;
+        };
+        /** @description A rename and/or the settings replaced whole. */
+        ThemeChange: {
+            name?: string;
+            settings?: components["schemas"]["ThemeSettings"];
         };
         TokenRequest: {
             /** @default  */
@@ -3505,10 +3598,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["Credentials"];
             };
         };
         responses: {
@@ -3797,14 +3887,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                    email: string;
-                    password: string;
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["FirstAdministrator"];
             };
         };
         responses: {
@@ -4463,13 +4546,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description reset when left out
-                     * @enum {unknown}
-                     */
-                    purpose?: "invite" | "reset";
-                };
+                "application/json": components["schemas"]["PasswordLinkRequest"];
             };
         };
         responses: {
@@ -4565,9 +4642,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["PasswordLinkToken"];
             };
         };
         responses: {
@@ -4676,10 +4751,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["NewPassword"];
             };
         };
         responses: {
@@ -9157,12 +9229,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["QuestionRun"];
             };
         };
         responses: {
@@ -9345,12 +9412,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["QuestionDownload"];
             };
         };
         responses: {
@@ -10240,10 +10302,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    dimensions?: string[];
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["MetricQuery"];
             };
         };
         responses: {
@@ -10870,12 +10929,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["CardRun"];
             };
         };
         responses: {
@@ -13684,26 +13738,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    issuer?: string | null;
-                    client_id?: string | null;
-                    client_secret?: string | null;
-                    scopes?: string | null;
-                    display_name?: string | null;
-                    email_claim?: string;
-                    name_claim?: string;
-                    groups_claim?: string;
-                    attribute_claims?: {
-                        [key: string]: string;
-                    };
-                    group_mapping?: {
-                        [key: string]: string;
-                    };
-                    groups_by_name?: boolean;
-                    create_accounts?: boolean;
-                    password_sign_in?: boolean;
-                    break_glass_email?: string | null;
-                };
+                "application/json": components["schemas"]["SingleSignOnChange"];
             };
         };
         responses: {
