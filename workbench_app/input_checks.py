@@ -10,7 +10,6 @@ from workbench_app.errors import WorkbenchError, invalid, not_found
 
 MAX_ID = 2**63 - 1
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_STATEMENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")
 _MISSING = object()
 
 
@@ -101,15 +100,6 @@ def identifier(body: dict, name: str, *, required: bool = False, default: str | 
     value = text(body, name, required=required, default=default, max_length=63)
     if value is not None and not _NAME.match(value):
         raise invalid(f"{name} must be a name made of letters, digits and underscores.", field=name)
-    return value
-
-
-def statement_id(body: dict, *, required: bool = False) -> str | None:
-    """The name a screen gives a run so that it may cancel it: 1 to 64 letters, digits, - or _."""
-    value = text(body, "statement_id", required=required, max_length=64)
-    if value is not None and not _STATEMENT_ID.match(value):
-        raise invalid("statement_id must be 1 to 64 letters, digits, hyphens or underscores.",
-                      field="statement_id")
     return value
 
 

@@ -77,6 +77,12 @@ def WholeNumber(minimum: int = 0, maximum: int = MAX_ID) -> Any:  # noqa: N802
 
 Id = WholeNumber(1)
 
+
+def refused(message: str, **details: Any) -> PydanticCustomError:
+    """A field's own rule broken (raised by its validator): the adapter answers `message`, a template of
+    the catalogues, with `details` beside the field's name."""
+    return PydanticCustomError("refused", "{message}", {"message": message, "details": details})
+
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -137,18 +143,26 @@ def _bounds(shape: type[RequestShape], name: str) -> tuple[int, int]:
     return minimum, maximum
 
 
+def _field_name(shape: type[RequestShape], name: str) -> str:
+    """The model's name of the body's field `name` (`schema_` for `schema`, a name BaseModel has)."""
+    return next((field for field, info in shape.model_fields.items() if info.alias == name), name)
+
+
 def _refusal(shape: type[RequestShape], body: dict, error: dict):
     """Pydantic's error in the words of `input_checks` (their templates are in the catalogues)."""
     name = str(error["loc"][0])
+    field = _field_name(shape, name)
     kind = error["type"]
     if kind == "missing":
         return invalid(f"{name} is required.", field=name)
+    if kind == "refused":
+        return invalid(error["ctx"]["message"], field=name, **error["ctx"]["details"])
     if body.get(name, 0) is None:
         return invalid(f"{name} may not be null.", field=name)
-    if any(isinstance(rule, _ListRefusal) for rule in _metadata(shape, name)):
+    if any(isinstance(rule, _ListRefusal) for rule in _metadata(shape, field)):
         return invalid(f"{name} must be a list of non-empty strings.", field=name)
     if kind == "literal_error" and isinstance(body[name], str):
-        choices = _choices(shape.model_fields[name].annotation)
+        choices = _choices(shape.model_fields[field].annotation)
         return invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=choices)
     if kind == "literal_error":
         return invalid(f"{name} must be a string.", field=name)
@@ -163,7 +177,7 @@ def _refusal(shape: type[RequestShape], body: dict, error: dict):
     if kind == "unstorable_text":
         return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
     if kind in ("whole_number", "greater_than_equal", "less_than_equal"):
-        minimum, maximum = _bounds(shape, name)
+        minimum, maximum = _bounds(shape, field)
         return invalid(f"{name} must be a whole number between {minimum} and {maximum}.", field=name)
     if kind == "bool_type":
         return invalid(f"{name} must be true or false.", field=name)

@@ -1,14 +1,17 @@
 """The answers are exactly the models the OpenAPI document is generated from (each area's shapes.py):
 every field the model names, of its type, and no other (the models forbid extra fields), for a
-dashboard with every kind of card, tab and filter, a model, a metric and a group."""
+dashboard with every kind of card, tab and filter, a model, a metric, a group, a question, a folder,
+a source and an account."""
 from __future__ import annotations
 
 from pydantic import BaseModel
 
 from tests.workbench_api.conftest import Api, ok
-from workbench_app.accounts.shapes import Group, GroupList
-from workbench_app.content.shapes import Dashboard, DashboardList, ListedMetric, Metric, MetricList, Model, ModelList
+from workbench_app.accounts.shapes import Group, GroupList, User, UserList
+from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, FolderList, ListedMetric, Metric, MetricList,
+                                          Model, ModelList, Question, QuestionList)
 from workbench_app.sharing.shapes import SharedDashboard
+from workbench_app.sources.shapes import Source, SourceList
 
 
 def _exactly(model: type[BaseModel], answer: dict) -> BaseModel:
@@ -63,3 +66,33 @@ def test_models_metrics_and_groups_are_their_models(admin, analyst):
     assert _exactly(Group, ok(admin.put(f"/groups/{group.group_id}/members/{user_id}"))).members == [user_id]
     _exactly(Group, ok(admin.get(f"/groups/{group.group_id}")))
     assert group.group_id in [item.group_id for item in _exactly(GroupList, ok(admin.get("/groups"))).groups]
+
+
+def test_questions_folders_sources_and_users_are_their_models(admin, analyst):
+    folder = _exactly(Folder, ok(admin.post("/folders", {"name": "Shapes"}), 201))
+    ok(admin.put(f"/folders/{folder.folder_id}/access/{ok(admin.post('/groups', {'name': 'Readers'}), 201)['group_id']}",
+                 {"level": "view"}))
+    shared = _exactly(Folder, ok(admin.get(f"/folders/{folder.folder_id}")))
+    assert [grant.level for grant in shared.groups] == ["view"] and shared.personal is False
+    listed = _exactly(FolderList, ok(admin.get("/folders"))).folders
+    assert any(item.mine for item in listed)
+    _exactly(Folder, ok(admin.patch(f"/folders/{folder.folder_id}", {"name": "Renamed"})))
+    question = _exactly(Question, ok(admin.post("/questions", {"name": "Views", "folder_id": folder.folder_id,
+                                                               "sql": "SELECT page FROM page_views"}), 201))
+    built = _exactly(Question, ok(admin.post("/questions", {
+        "name": "Built", "kind": "builder",
+        "builder": {"table": {"catalog": "warehouse", "schema": "analytics", "table": "page_views"}}}), 201))
+    assert question.builder is None and built.builder is not None
+    _exactly(Question, ok(admin.patch(f"/questions/{question.question_id}", {"description": "Pages"})))
+    _exactly(Question, ok(admin.get(f"/questions/{question.question_id}")))
+    assert built.question_id in [item.question_id for item in _exactly(QuestionList, ok(admin.get("/questions"))).questions]
+    sources = _exactly(SourceList, ok(admin.get("/sources"))).sources
+    assert sources and _exactly(Source, ok(admin.get(f"/sources/{sources[0].source_id}"))).status == "attached"
+    me = _exactly(User, ok(admin.get("/me")))
+    assert me.attributes == {} and me.groups == []
+    person = _exactly(User, ok(admin.get(f"/users/{analyst[0]}")))
+    assert person.attributes == {"region": "EU"} and len(person.groups) == 1
+    created = _exactly(User, ok(admin.post("/users", {"email": "shape@example.org"}), 201))
+    assert created.attributes is None  # a new account's answer has neither attributes nor groups
+    _exactly(User, ok(admin.patch(f"/users/{created.user_id}", {"display_name": "Shape"})))
+    assert created.user_id in [item.user_id for item in _exactly(UserList, ok(admin.get("/users"))).users]

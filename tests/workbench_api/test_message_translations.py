@@ -12,7 +12,7 @@ from tests.workbench_api.conftest import ok
 
 ROOT = Path(__file__).resolve().parents[2] / "workbench_app"
 # The calls that carry a person-facing message, and the position of the message among their arguments.
-MESSAGE_ARGUMENT = {"invalid": 0, "forbidden": 0, "not_found": 0, "conflict": 0, "unavailable": 0,
+MESSAGE_ARGUMENT = {"invalid": 0, "refused": 0, "forbidden": 0, "not_found": 0, "conflict": 0, "unavailable": 0,
                     "WorkbenchError": 2, "EngineError": 1}
 VALUE = re.compile(r"\{\d+\}")
 

@@ -64,17 +64,22 @@ def test_the_document_says_security_none_exactly_where_no_sign_in_is_asked(app):
     assert ("get", "/me") not in public
 
 
+def _body_fields(document: dict, path: str) -> dict:
+    """The properties of an operation's request body (a model's component, through its reference)."""
+    schema = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]["properties"]
+
+
 def test_the_document_states_the_bounds_the_routes_check(app, admin):
-    """A bound is written once (api/query_routes.py) and read by both: one character past what the
-    document allows is what the route refuses, naming the field."""
+    """A bound is written once (the request model, statements/shapes.py) and read by both: one
+    character past what the document allows is what the route refuses, naming the field."""
     document = ok(admin.get("/openapi.json"))
     for path, field, extra in (("/sql", "sql", {}), ("/sql/native", "sql", {"catalog": "warehouse"}),
                                ("/sql/native", "catalog", {"sql": "SELECT 1"}), ("/sql/format", "sql", {})):
-        fields = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
-        bound = fields[field]["maxLength"]
+        bound = _body_fields(document, path)[field]["maxLength"]
         refused = admin.post(path, {**extra, field: "x" * (bound + 1)})
         assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == field, (path, field)
-    run = document["paths"]["/sql"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    run = _body_fields(document, "/sql")
     too_many = admin.post("/sql", {"sql": "SELECT 1", "row_limit": run["row_limit"]["maximum"] + 1})
     assert too_many.status_code == 400 and too_many.get_json()["error"]["details"]["field"] == "row_limit"
 
@@ -187,9 +192,8 @@ def _no_network_sources(document: dict) -> None:
     """A source created or tested by the fuzzer must never make a worker connect to a host it
     invented: the kinds that connect (PostgreSQL, MySQL, CouchDB, Snowflake) are left out of the
     document the fuzzer reads."""
-    for path in ("/sources", "/sources/test"):
-        body = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
-        body["properties"]["kind"] = {"enum": ["sqlite", "duckdb", "files"]}
+    for shape in ("NewSource", "SourceProbe"):  # the bodies of POST /sources and POST /sources/test
+        document["components"]["schemas"][shape]["properties"]["kind"] = {"enum": ["sqlite", "duckdb", "files"]}
 
 
 # Every operation through every phase: about six minutes on a loaded 2-CPU machine.

@@ -6,12 +6,23 @@ from __future__ import annotations
 import pytest
 
 from tests.workbench_api.conftest import Api, ok
-from workbench_app.accounts.shapes import NewGroup
+from workbench_app.accounts.shapes import (Credentials, FirstAdministrator, NewGroup, NewPassword, NewUser,
+                                           PasswordLinkRequest, PasswordLinkToken, ProfileChange, SettingsChange, SignIn,
+                                           TokenRequest, UserAttributes, UserChange)
+from workbench_app.assistant.shapes import AssistantQuestion, ConversationTitle, NewConversation, ProviderChange
 from workbench_app.api import api_document
-from workbench_app.content.shapes import (DashboardChange, FolderAccess, FolderName, ModelChange, NewDashboard, NewFolder,
-                                          NewMetric, NewModel, NewQuestion, QuestionChange)
+from workbench_app.content.shapes import (CardRun, DashboardChange, FolderAccess, FolderName, MetricQuery, ModelChange,
+                                          NewDashboard, NewFolder, NewMetric, NewModel, NewQuestion, QuestionChange,
+                                          QuestionDownload, QuestionRun)
 from workbench_app.errors import WorkbenchError
+from workbench_app.permissions.shapes import CatalogGrants, PreviewStatement, RuleToCheck, TableRule
 from workbench_app.request_shapes import validated
+from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest
+from workbench_app.single_sign_on.shapes import SingleSignOnChange
+from workbench_app.sources.shapes import NewSource, SourceChange, SourceProbe, SourceRetest
+from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete, SqlDownload, SqlRun,
+                                             SqlToFormat, StatementCancel)
+from workbench_app.themes.shapes import NewTheme, ThemeAssignment, ThemeChange
 
 MAX_ID = 2**63 - 1
 
@@ -58,6 +69,75 @@ def _refusal(shape, body) -> tuple[int, str, str, dict]:
      "parent_id"),
     (FolderName, {}, "name is required.", "name"),
     (FolderAccess, {"level": "own"}, "level must be one of view, edit.", "level"),
+    (SqlRun, {"sql": "x" * 100_001}, "sql must be at most 100000 characters.", "sql"),
+    (SqlRun, {"sql": "SELECT 1", "variable_types": {"a": "money"}}, "variable_types values are text, number, date, list.",
+     "variable_types"),
+    (SqlRun, {"sql": "SELECT 1", "variables": []}, "variables must be a JSON object.", "variables"),
+    (SqlRun, {"sql": "SELECT 1", "row_limit": 1_000_001}, "row_limit must be a whole number between 1 and 1000000.",
+     "row_limit"),
+    (SqlDownload, {"sql": "SELECT 1", "row_limit": 0}, f"row_limit must be a whole number between 1 and {MAX_ID}.",
+     "row_limit"),
+    (SqlRun, {"sql": "SELECT 1", "statement_id": "a b"},
+     "statement_id must be 1 to 64 letters, digits, hyphens or underscores.", "statement_id"),
+    (StatementCancel, {}, "statement_id is required.", "statement_id"),
+    (NativeSql, {"catalog": "c" * 64, "sql": "SELECT 1"}, "catalog must be at most 63 characters.", "catalog"),
+    (NativeSql, {"catalog": "shop", "sql": " "}, "sql may not be empty.", "sql"),
+    (SqlToFormat, {"sql": None}, "sql may not be null.", "sql"),
+    (SqlAutocomplete, {"sql": "SELECT", "cursor": 100_001}, "cursor must be a whole number between 0 and 100000.",
+     "cursor"),
+    (BuilderRun, {"builder": {}, "row_limit": "5"}, "row_limit must be a whole number between 1 and 1000000.",
+     "row_limit"),
+    (NewSource, {"name": "shop", "kind": "oracle"},
+     "kind must be one of postgres, mysql, sqlite, duckdb, files, couchdb, snowflake.", "kind"),
+    (NewSource, {"name": "s" * 64, "kind": "postgres"}, "name must be at most 63 characters.", "name"),
+    (SourceChange, {"password": "a b"}, "password may not contain spaces, quotes or backslashes.", "password"),
+    (SourceChange, {"options": None}, "options may not be null.", "options"),
+    (SourceProbe, {}, "kind is required.", "kind"),
+    (SourceRetest, {"options": []}, "options must be a JSON object.", "options"),
+    (CatalogGrants, {"catalogs": ["c" * 64]}, "catalogs must be a list of non-empty strings.", "catalogs"),
+    (TableRule, {"catalog": "c", "table": "t"}, "schema is required.", "schema"),
+    (TableRule, {"catalog": "c", "schema": "s", "table": "t", "row_filter": "x" * 4001},
+     "row_filter must be at most 4000 characters.", "row_filter"),
+    (TableRule, {"catalog": "c", "schema": "s", "table": "t", "access": "no"}, "access must be true or false.", "access"),
+    (RuleToCheck, {"catalog": "c", "schema": " ", "table": "t"}, "schema may not be empty.", "schema"),
+    (PreviewStatement, {}, "sql is required.", "sql"),
+    (SignIn, {"email": "a@b.c"}, "password is required.", "password"),
+    (ProfileChange, {"locale": "de"}, "locale must be one of en, fr, es.", "locale"),
+    (NewUser, {"email": "e" * 401}, "email must be at most 400 characters.", "email"),
+    (UserChange, {"is_active": None}, "is_active may not be null.", "is_active"),
+    (UserAttributes, {}, "attributes is required.", "attributes"),
+    (TokenRequest, {"name": 3}, "name must be a string.", "name"),
+    (SettingsChange, {"public_link_requests_per_minute": 0},
+     "public_link_requests_per_minute must be a whole number between 1 and 100000.", "public_link_requests_per_minute"),
+    (SettingsChange, {"default_locale": "de"}, "default_locale must be one of en, fr, es.", "default_locale"),
+    (PublicLinkRequest, {"allowed_filters": "Country"}, "allowed_filters must be a list of non-empty strings.",
+     "allowed_filters"),
+    (EmbeddingSecretRequest, {"name": "e"}, "group_id is required.", "group_id"),
+    (CardFilters, {"filters": None}, "filters may not be null.", "filters"),
+    (NewTheme, {"name": "t" * 101}, "name must be at most 100 characters.", "name"),
+    (ThemeChange, {"settings": []}, "settings must be a JSON object.", "settings"),
+    (ThemeAssignment, {}, "theme_id is required.", "theme_id"),
+    (ProviderChange, {"base_url": "ftp://models"}, "base_url must be an http:// or https:// address.", "base_url"),
+    (ProviderChange, {"headers": {"Authorization": "x"}},
+     "headers must map up to 20 header names to values (not Authorization or Content-Type).", "headers"),
+    (ProviderChange, {"max_rows": 1001}, "max_rows must be a whole number between 1 and 1000.", "max_rows"),
+    (NewConversation, {"title": "t" * 201}, "title must be at most 200 characters.", "title"),
+    (ConversationTitle, {"title": ""}, "title may not be empty.", "title"),
+    (AssistantQuestion, {"content": "c" * 20_001}, "content must be at most 20000 characters.", "content"),
+    (QuestionRun, {"row_limit": 1_000_001}, "row_limit must be a whole number between 1 and 1000000.", "row_limit"),
+    (QuestionDownload, {"variables": "x"}, "variables must be a JSON object.", "variables"),
+    (MetricQuery, {"dimensions": [""]}, "dimensions must be a list of non-empty strings.", "dimensions"),
+    (CardRun, {"filters": None}, "filters may not be null.", "filters"),
+    (Credentials, {"email": "a@b.c", "password": 5}, "password must be a string.", "password"),
+    (FirstAdministrator, {"token": "t", "email": "a@b.c", "password": "p" * 12}, "locale is required.", "locale"),
+    (PasswordLinkRequest, {"purpose": "welcome"}, "purpose must be one of invite, reset.", "purpose"),
+    (NewPassword, {"token": "t"}, "password is required.", "password"),
+    (SingleSignOnChange, {"issuer": "https://id.example.org?x=1"},
+     "issuer must be an http:// or https:// address without query or fragment.", "issuer"),
+    (SingleSignOnChange, {"groups_claim": "the groups"}, "groups_claim must be a claim name.", "groups_claim"),
+    (SingleSignOnChange, {"group_mapping": {"staff": ""}}, "group_mapping must map up to 100 claim names to names.",
+     "group_mapping"),
+    (SingleSignOnChange, {"create_accounts": None}, "create_accounts may not be null.", "create_accounts"),
 ])
 def test_a_broken_rule_is_refused_in_the_words_of_the_checks_it_replaced(shape, body, message, field):
     status, code, told, details = _refusal(shape, body)
@@ -94,15 +174,57 @@ def test_the_document_s_request_components_are_the_models():
                                 ("/metrics", "post", NewMetric), ("/groups", "post", NewGroup),
                                 ("/questions", "post", NewQuestion), ("/questions/{question_id}", "patch", QuestionChange),
                                 ("/folders", "post", NewFolder), ("/folders/{folder_id}", "patch", FolderName),
-                                ("/folders/{folder_id}/access/{group_id}", "put", FolderAccess)):
+                                ("/folders/{folder_id}/access/{group_id}", "put", FolderAccess),
+                                ("/sql", "post", SqlRun), ("/sql/csv", "post", SqlDownload),
+                                ("/sql/cancel", "post", StatementCancel), ("/sql/native", "post", NativeSql),
+                                ("/sql/format", "post", SqlToFormat), ("/sql/autocomplete", "post", SqlAutocomplete),
+                                ("/builder/sql", "post", BuilderCompile), ("/builder/run", "post", BuilderRun),
+                                ("/sources", "post", NewSource), ("/sources/{source_id}", "patch", SourceChange),
+                                ("/sources/test", "post", SourceProbe), ("/sources/{source_id}/test", "post", SourceRetest),
+                                ("/groups/{group_id}/catalogs", "put", CatalogGrants),
+                                ("/groups/{group_id}/rules", "post", TableRule), ("/rules/check", "post", RuleToCheck),
+                                ("/users/{user_id}/preview", "post", PreviewStatement),
+                                ("/auth/token", "post", SignIn), ("/me", "patch", ProfileChange),
+                                ("/users", "post", NewUser), ("/users/{user_id}", "patch", UserChange),
+                                ("/users/{user_id}/attributes", "put", UserAttributes), ("/tokens", "post", TokenRequest),
+                                ("/settings", "patch", SettingsChange),
+                                ("/dashboards/{dashboard_id}/public-links", "post", PublicLinkRequest),
+                                ("/embedding-secrets", "post", EmbeddingSecretRequest),
+                                ("/public/{link_token}/cards/{card_id}/run", "post", CardFilters),
+                                ("/themes", "post", NewTheme), ("/themes/{theme_id}", "put", ThemeChange),
+                                ("/folders/{folder_id}/theme", "put", ThemeAssignment),
+                                ("/assistant/provider", "put", ProviderChange),
+                                ("/assistant/conversations", "post", NewConversation),
+                                ("/assistant/conversations/{conversation_id}", "patch", ConversationTitle),
+                                ("/assistant/conversations/{conversation_id}/messages", "post", AssistantQuestion),
+                                ("/questions/{question_id}/run", "post", QuestionRun),
+                                ("/questions/{question_id}/csv", "post", QuestionDownload),
+                                ("/metrics/{metric_id}/query", "post", MetricQuery),
+                                ("/dashboards/{dashboard_id}/cards/{card_id}/run", "post", CardRun),
+                                ("/session", "post", Credentials), ("/setup", "post", FirstAdministrator),
+                                ("/users/{user_id}/password-link", "post", PasswordLinkRequest),
+                                ("/password-link/check", "post", PasswordLinkToken), ("/password-link", "post", NewPassword),
+                                ("/settings/sso", "patch", SingleSignOnChange)):
         body = document["paths"][path][method]["requestBody"]
         assert body["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{shape.__name__}"}
-        assert set(schemas[shape.__name__]["properties"]) == set(shape.model_fields)
+        assert set(schemas[shape.__name__]["properties"]) == {info.alias or name  # `schema`, not `schema_`
+                                                              for name, info in shape.model_fields.items()}
     assert schemas["NewDashboard"]["required"] == ["name"]
     assert schemas["NewDashboard"]["properties"]["cache_ttl_seconds"] == {
         "type": "integer", "minimum": 0, "maximum": 86400,
         "description": "How long card results stay cached (300; 0: no cache)."}
     assert schemas["NewMetric"]["properties"]["dimensions"]["maxItems"] == 20
+    # The limits the routes hold, stated by the document (they once disagreed).
+    assert schemas["SqlRun"]["properties"]["sql"]["maxLength"] == 100_000
+    assert schemas["SqlRun"]["properties"]["row_limit"]["maximum"] == 1_000_000
+    assert schemas["NativeSql"]["properties"]["catalog"]["maxLength"] == 63
+    assert schemas["TableRule"]["properties"]["row_filter"]["anyOf"][0]["maxLength"] == 4000
+    assert schemas["SettingsChange"]["properties"]["embed_max_lifetime_seconds"] == {
+        "type": "integer", "minimum": 60, "maximum": 604_800}
+    # A link's token is checked before the form (a wrong one reveals nothing), but the document requires it.
+    assert schemas["NewPassword"]["required"] == ["token", "password"]
+    # A missing builder is the builder's refusal ("builder must be a JSON object."), but the document requires it.
+    assert schemas["BuilderRun"]["required"] == ["builder"] and validated(BuilderRun, {}).builder is None
 
 
 def test_the_routes_answer_the_refusal_translated(admin: Api):

@@ -1,10 +1,16 @@
-"""Groups as the API answers them and as requests create them (bases: answer_shapes.py, request_shapes.py)."""
+"""Accounts as the API answers them and as requests change them: people, groups, tokens, the settings
+(bases: answer_shapes.py, request_shapes.py)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, Any, Literal
 
+from pydantic import ConfigDict, Field, WithJsonSchema, create_model
+
+from workbench_app.accounts.instance_settings import LOCALES, SHARING_LIMITS
+from workbench_app.accounts.password_links import PURPOSES as PASSWORD_PURPOSES
 from workbench_app.answer_shapes import AnswerShape
-from workbench_app.request_shapes import RequestShape, Text
+from workbench_app.request_shapes import RequestShape, Text, WholeNumber
 
 
 class Group(AnswerShape):
@@ -20,6 +26,130 @@ class GroupList(AnswerShape):
     groups: list[Group]
 
 
+Locale = Literal[LOCALES]  # type: ignore[valid-type]
+
+
+class User(AnswerShape):
+    """An account as the API answers it (a new account's answer and the list's have no attributes nor groups)."""
+    user_id: int
+    email: str
+    display_name: str
+    is_admin: bool
+    is_active: bool
+    locale: Locale
+    created_at: datetime
+    last_login_at: datetime | None
+    attributes: dict[str, Any] = None  # type: ignore[assignment]  (left out, not null)
+    """The person's attributes, which row rules read as {{user.<name>}}."""
+    groups: list[int] = None  # type: ignore[assignment]
+    """The groups the person is a member of."""
+
+
+class UserList(AnswerShape):
+    users: list[User]
+
+
 class NewGroup(RequestShape):
     name: Text(allow_empty=False)
     description: Text(2000) = ""
+
+
+Email = Text(400)
+Password = Text(1000)
+# name -> a string, number, boolean or non-empty list of them (users.set_attributes checks each and
+# names the attribute that is wrong).
+_SCALAR = {"type": ["string", "number", "boolean"], "maxLength": 1000, "pattern": "^[^\\x00]*$"}
+Attributes = Annotated[dict[str, Any], WithJsonSchema({
+    "type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+    "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "minItems": 1, "items": _SCALAR}]}})]
+
+
+class Credentials(RequestShape):
+    """A sign-in to the web application (POST /session)."""
+    email: Email
+    password: Password
+
+
+class SignIn(Credentials):
+    """A sign-in for an API token."""
+    name: Text() = "sign-in"
+    """The new token's name."""
+
+
+# A link's token is checked against the stored links before anything else of the form (a wrong one
+# reveals nothing), so the model takes any value and the document says it is a string.
+LinkToken = Annotated[Any, WithJsonSchema({"type": "string"})]
+
+
+# A new password: its strength is checked by users.py, which says what is wrong with it.
+NewPasswordText = Annotated[Password, Field(json_schema_extra={"minLength": 10})]
+
+
+class FirstAdministrator(RequestShape):
+    """The first-run setup's form: the setup link's token, then the first administrator."""
+    model_config = ConfigDict(json_schema_extra={"required": ["token", "email", "password", "locale"]})
+    token: LinkToken = None
+    email: Email
+    password: NewPasswordText
+    display_name: Text() = ""
+    locale: Locale
+
+
+class PasswordLinkRequest(RequestShape):
+    purpose: Literal[PASSWORD_PURPOSES] = "reset"  # type: ignore[valid-type]
+
+
+class PasswordLinkToken(RequestShape):
+    model_config = ConfigDict(json_schema_extra={"required": ["token"]})
+    token: LinkToken = None
+
+
+class NewPassword(PasswordLinkToken):
+    model_config = ConfigDict(json_schema_extra={"required": ["token", "password"]})
+    password: NewPasswordText
+
+
+class ProfileChange(RequestShape):
+    """One's own display name and language (of the interface and of API messages)."""
+    display_name: Text() = None
+    locale: Locale = None
+
+
+class NewUser(RequestShape):
+    email: Email
+    password: Password = None
+    """Left out: the person sets one with a password link."""
+    display_name: Text() = ""
+    is_admin: bool = False
+    locale: Locale = None
+    """The settings' default language when left out."""
+
+
+class UserChange(RequestShape):
+    """A change of an account: only the fields given change."""
+    display_name: Text() = None
+    locale: Locale = None
+    is_admin: bool = None
+    is_active: bool = None
+    password: Password = None
+
+
+class UserAttributes(RequestShape):
+    attributes: Attributes
+    """Replace the person's attributes, which row rules read as {{user.<name>}}."""
+
+
+class TokenRequest(RequestShape):
+    name: Text() = ""
+
+
+# A change of the settings: only the fields given change. The sharing limits come with their
+# bounds from instance_settings.py (the migration checks the same).
+SettingsChange = create_model(
+    "SettingsChange", __base__=RequestShape,
+    default_locale=(Locale, Field(None, description="The language of accounts created without one.")),
+    public_sharing=(bool, Field(None, description="Whether dashboards may be shared by public link (off by default; "
+                                                  "turning it off stops every link).")),
+    external_recipients=(bool, Field(None, description="Whether subscriptions may send to addresses outside the "
+                                                       "accounts and to webhooks (off by default).")),
+    **{name: (WholeNumber(low, high), None) for name, (low, high) in SHARING_LIMITS.items()})

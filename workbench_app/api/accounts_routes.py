@@ -5,8 +5,10 @@ from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, instance_settings, users
+from workbench_app.accounts.shapes import NewUser, ProfileChange, SignIn, TokenRequest, UserAttributes, UserChange
 from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
 from workbench_app.api.public_views import public
+from workbench_app.request_shapes import validated
 
 blueprint = Blueprint("accounts", __name__)
 
@@ -15,13 +17,10 @@ blueprint = Blueprint("accounts", __name__)
 @blueprint.post("/auth/token")
 def sign_in():
     """Exchange an e-mail address and password for a new API token (sign-in is audited)."""
-    body = json_body()
-    email = check.text(body, "email", required=True, max_length=400)
-    password = check.text(body, "password", required=True, max_length=1000)
-    name = check.text(body, "name", default="sign-in")
-    who = password_sign_in(email, password)
+    asked = validated(SignIn, json_body())
+    who = password_sign_in(asked.email, asked.password)
     with services().transaction() as conn:
-        record, secret = api_tokens.create_token(conn, who, name)
+        record, secret = api_tokens.create_token(conn, who, asked.name)
     return jsonify({"token": record, "secret": secret}), 201
 
 
@@ -34,10 +33,9 @@ def me():
 @blueprint.patch("/me")
 def update_me():
     """One's own display name and language (the language of the interface and of API messages)."""
-    body = json_body()
+    change = validated(ProfileChange, json_body())
     with services().transaction() as conn:
-        return jsonify(users.update_profile(conn, identity(), check.text(body, "display_name", max_length=200),
-                                            check.one_of(body, "locale", ("en", "fr", "es"))))
+        return jsonify(users.update_profile(conn, identity(), change.display_name, change.locale))
 
 
 @blueprint.get("/users")
@@ -50,14 +48,10 @@ def list_users():
 @blueprint.post("/users")
 def create_user():
     actor = require_admin()
-    body = json_body()
+    new = validated(NewUser, json_body())
     with services().transaction() as conn:
-        user = users.create_user(
-            conn, actor, email=check.text(body, "email", required=True, max_length=400),
-            password=check.text(body, "password", max_length=1000),
-            display_name=check.text(body, "display_name", default=""),
-            is_admin=check.boolean(body, "is_admin", default=False),
-            locale=check.one_of(body, "locale", ("en", "fr", "es")) or instance_settings.default_locale(conn))
+        user = users.create_user(conn, actor, email=new.email, password=new.password, display_name=new.display_name,
+                                 is_admin=new.is_admin, locale=new.locale or instance_settings.default_locale(conn))
     return jsonify(user), 201
 
 
@@ -71,14 +65,7 @@ def get_user(user_id):
 @blueprint.patch("/users/<user_id>")
 def update_user(user_id):
     actor = require_admin()
-    body = json_body()
-    changes = {
-        "display_name": check.text(body, "display_name"),
-        "locale": check.one_of(body, "locale", ("en", "fr", "es")),
-        "is_admin": check.boolean(body, "is_admin"),
-        "is_active": check.boolean(body, "is_active"),
-        "password": check.text(body, "password", max_length=1000),
-    }
+    changes = validated(UserChange, json_body()).model_dump()
     with services().transaction() as conn:
         return jsonify(users.update_user(conn, actor, check.path_id(user_id, "User"), changes))
 
@@ -86,8 +73,7 @@ def update_user(user_id):
 @blueprint.put("/users/<user_id>/attributes")
 def set_attributes(user_id):
     actor = require_admin()
-    body = json_body()
-    values = check.mapping(body, "attributes", required=True)
+    values = validated(UserAttributes, json_body()).attributes
     with services().transaction() as conn:
         return jsonify({"attributes": users.set_attributes(conn, actor, check.path_id(user_id, "User"), values)})
 
@@ -109,9 +95,9 @@ def list_tokens():
 @blueprint.post("/tokens")
 def create_token():
     """A new token for the caller; the secret is in this answer only."""
-    body = json_body()
+    name = validated(TokenRequest, json_body()).name
     with services().transaction() as conn:
-        record, secret = api_tokens.create_token(conn, identity(), check.text(body, "name", default=""))
+        record, secret = api_tokens.create_token(conn, identity(), name)
     return jsonify({"token": record, "secret": secret}), 201
 
 

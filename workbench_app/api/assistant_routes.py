@@ -14,12 +14,13 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, require_admin, services
 from workbench_app.assistant import chat_turn, conversations, provider_config, quota
+from workbench_app.assistant.shapes import AssistantQuestion, ConversationTitle, NewConversation, ProviderChange
 from workbench_app.errors import WorkbenchError
 from workbench_app.i18n import translate
 from workbench_app.json_encoding import WorkbenchJSONProvider
+from workbench_app.request_shapes import validated
 
 blueprint = Blueprint("assistant", __name__, url_prefix="/assistant")
-MAX_MESSAGE = 20_000
 
 
 def _config(conn) -> provider_config.ProviderConfig:
@@ -36,9 +37,9 @@ def read_provider():
 @blueprint.put("/provider")
 def update_provider():
     who = require_admin()
-    body = json_body()
+    given = validated(ProviderChange, json_body()).given()
     with services().transaction() as conn:
-        return jsonify(provider_config.describe(provider_config.update(conn, services().settings, who, body)))
+        return jsonify(provider_config.describe(provider_config.update(conn, services().settings, who, given)))
 
 
 @blueprint.delete("/provider")
@@ -75,7 +76,7 @@ def list_conversations():
 
 @blueprint.post("/conversations")
 def create_conversation():
-    title = check.text(json_body(), "title", default="", max_length=conversations.TITLE_LENGTH).strip()
+    title = validated(NewConversation, json_body()).title.strip()
     with services().transaction() as conn:
         return jsonify(conversations.create(conn, identity().user_id, title or "New conversation")), 201
 
@@ -92,8 +93,7 @@ def read_conversation(conversation_id):
 @blueprint.patch("/conversations/<conversation_id>")
 def rename_conversation(conversation_id):
     conversation_id = check.path_id(conversation_id, "Conversation")
-    title = check.text(json_body(), "title", required=True, allow_empty=False,
-                       max_length=conversations.TITLE_LENGTH).strip()
+    title = validated(ConversationTitle, json_body()).title.strip()
     with services().transaction() as conn:
         return jsonify(conversations.rename(conn, identity().user_id, conversation_id, title))
 
@@ -129,7 +129,7 @@ def _translated(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 def send_message(conversation_id):
     """Add the person's message and answer it (checks and quota first: those refusals are plain JSON)."""
     conversation_id = check.path_id(conversation_id, "Conversation")
-    content = check.text(json_body(), "content", required=True, allow_empty=False, max_length=MAX_MESSAGE)
+    content = validated(AssistantQuestion, json_body()).content
     who = identity()
     workbench = services()
     with workbench.transaction() as conn:

@@ -6,8 +6,8 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
-from workbench_app.content.shapes import (FolderAccess, FolderName, ModelChange, NewFolder, NewMetric, NewModel,
-                                          NewQuestion, QuestionChange)
+from workbench_app.content.shapes import (FolderAccess, FolderName, MetricQuery, ModelChange, NewFolder, NewMetric,
+                                          NewModel, NewQuestion, QuestionChange, QuestionDownload, QuestionRun)
 from workbench_app.request_shapes import validated
 from workbench_app.statements import csv_export
 from workbench_app.statements.query_runner import run_statement
@@ -102,11 +102,9 @@ def delete_question(question_id):
 @blueprint.post("/questions/<question_id>/run")
 def run_question(question_id):
     """Run a saved question under the token owner's rights; body `{}` or `{"variables": {...}}`."""
-    body = json_body(optional=True)
-    variables = check.mapping(body, "variables")
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    run = validated(QuestionRun, json_body(optional=True))
     return jsonify(questions.run_question(services(), identity(), check.path_id(question_id, "Question"),
-                                          origin=origin(), variables=variables, row_limit=row_limit))
+                                          origin=origin(), variables=run.variables, row_limit=run.row_limit))
 
 
 @blueprint.get("/questions/<question_id>/columns")
@@ -119,13 +117,13 @@ def question_columns(question_id):
 @blueprint.post("/questions/<question_id>/csv")
 def download_question(question_id):
     """A saved question's result as a CSV file, under the caller's own permissions."""
-    body = json_body()
-    variables = check.mapping(body, "variables")
+    run = validated(QuestionDownload, json_body())
     workbench = services()
     bound = workbench.settings.workbench_export_row_limit
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
+    # The bound is a setting, so the model cannot state it: the same refusal as the model's.
+    row_limit = check.integer({"row_limit": run.row_limit}, "row_limit", minimum=1, maximum=bound, nullable=True)
     number = check.path_id(question_id, "Question")
-    sql, types, values = questions.question_statement(workbench, identity(), number, variables)
+    sql, types, values = questions.question_statement(workbench, identity(), number, run.variables)
     result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
                            row_limit=row_limit, row_ceiling=bound, question_id=number)
     return csv_export.response(result, f"question_{number}")
@@ -204,8 +202,6 @@ def delete_metric(metric_id):
 
 @blueprint.post("/metrics/<metric_id>/query")
 def query_metric(metric_id):
-    body = json_body(optional=True)
-    dimensions = check.string_list(body, "dimensions", max_items=20, max_length=128)
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    query = validated(MetricQuery, json_body(optional=True))
     return jsonify(models_metrics.query_metric(services(), identity(), check.path_id(metric_id, "Metric"),
-                                               dimensions, origin=origin(), row_limit=row_limit))
+                                               query.dimensions, origin=origin(), row_limit=query.row_limit))

@@ -6,7 +6,7 @@ from flask import Blueprint, g, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
 from workbench_app.content import dashboards, result_cache
-from workbench_app.content.shapes import DashboardChange, NewDashboard
+from workbench_app.content.shapes import CardRun, DashboardChange, NewDashboard
 from workbench_app.request_shapes import validated
 from workbench_app.sharing import shared_view
 
@@ -70,8 +70,8 @@ def run_card(dashboard_id, card_id):
     """Run a card with filter values keyed by filter id or name: `{"filters": {"country": "FR"}}`."""
     body = json_body(optional=True)
     dashboard_id, card_id = check.path_id(dashboard_id, "Dashboard"), check.path_id(card_id, "Card")
-    filters = check.mapping(body, "filters")
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=1_000_000)
+    run = validated(CardRun, body)
+    filters, row_limit = run.filters, run.row_limit
     if (shared := _shared_print()) is not None:
         # The print of a public link or an embed: the shared page's own checks, not the session's.
         return jsonify(shared_view.run_card(services(), shared, card_id, filters, row_limit=row_limit))

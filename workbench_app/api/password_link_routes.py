@@ -6,9 +6,11 @@ from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import password_links
+from workbench_app.accounts.shapes import NewPassword, PasswordLinkRequest
 from workbench_app.api.authentication import json_body, require_admin, services
 from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_browser_session, require_json
+from workbench_app.request_shapes import validated
 
 blueprint = Blueprint("password_links", __name__)
 
@@ -17,7 +19,7 @@ blueprint = Blueprint("password_links", __name__)
 def issue_password_link(user_id):
     actor = require_admin()
     body = json_body()  # an object, as for every write; `{}` asks for a reset link
-    purpose = check.one_of(body, "purpose", password_links.PURPOSES, default="reset")
+    purpose = validated(PasswordLinkRequest, body).purpose
     with services().transaction() as conn:
         link = password_links.issue(conn, actor, check.path_id(user_id, "User"), purpose)
     return jsonify(link), 201
@@ -43,6 +45,5 @@ def use_password_link():
     with services().transaction() as conn:
         # The link first: without it, nothing about the form is revealed.
         password_links.check(conn, token)
-        user_id = password_links.set_password(conn, token, check.text(body, "password", required=True,
-                                                                       max_length=1000))
+        user_id = password_links.set_password(conn, token, validated(NewPassword, body).password)
     return open_browser_session(user_id)

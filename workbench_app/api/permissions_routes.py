@@ -10,6 +10,7 @@ from workbench_app.accounts.shapes import NewGroup
 from workbench_app.api.authentication import json_body, require_admin, services
 from workbench_app.i18n import translate
 from workbench_app.permissions import permission_rules, rule_check
+from workbench_app.permissions.shapes import CatalogGrants, PreviewStatement, RuleToCheck, TableRule
 from workbench_app.request_shapes import validated
 from workbench_app.statements import preview_as
 
@@ -71,8 +72,7 @@ def group_permissions(group_id):
 @blueprint.put("/groups/<group_id>/catalogs")
 def set_catalogs(group_id):
     actor = require_admin()
-    body = json_body()
-    catalogs = check.string_list(body, "catalogs", max_length=63, required=True)
+    catalogs = validated(CatalogGrants, json_body()).catalogs
     with services().transaction() as conn:
         return jsonify(permission_rules.set_catalog_grants(conn, actor, check.path_id(group_id, "Group"), catalogs))
 
@@ -81,16 +81,7 @@ def set_catalogs(group_id):
 def put_rule(group_id):
     """Create or replace the group's rule for one table."""
     actor = require_admin()
-    body = json_body()
-    rule = {
-        "catalog": check.text(body, "catalog", required=True, allow_empty=False, max_length=128),
-        "schema": check.text(body, "schema", required=True, allow_empty=False, max_length=128),
-        "table": check.text(body, "table", required=True, allow_empty=False, max_length=128),
-        "access": check.boolean(body, "access", default=True),
-        "row_filter": check.text(body, "row_filter", max_length=4000, nullable=True),
-        "hidden_columns": check.string_list(body, "hidden_columns", max_length=128),
-        "masked_columns": check.mapping(body, "masked_columns"),
-    }
+    rule = validated(TableRule, json_body()).model_dump(by_alias=True)
     with services().transaction() as conn:
         saved = permission_rules.put_table_rule(conn, actor, check.path_id(group_id, "Group"), rule)
         engine = services().catalogs.current(conn)
@@ -107,13 +98,10 @@ def _answered(notes) -> list[dict]:
 def check_rule():
     """Check a rule as it is typed: the row filter against the table's columns, quoted placeholders."""
     require_admin()
-    body = json_body()
-    names = [check.text(body, key, required=True, allow_empty=False, max_length=128)
-             for key in ("catalog", "schema", "table")]
-    row_filter = check.text(body, "row_filter", max_length=4000, nullable=True)
+    rule = validated(RuleToCheck, json_body())
     with services().transaction() as conn:
         engine = services().catalogs.current(conn)
-    verdict = rule_check.check_rule(engine, *names, row_filter)
+    verdict = rule_check.check_rule(engine, rule.catalog, rule.schema_, rule.table, rule.row_filter)
     return jsonify({**verdict, "problems": _answered(verdict["problems"]), "warnings": _answered(verdict["warnings"])})
 
 
@@ -129,8 +117,7 @@ def delete_rule(group_id, rule_id):
 def preview_as_user(user_id):
     """"View as": run a sample statement as this person; their rows, columns and deciding grants."""
     actor = require_admin()
-    body = json_body()
-    sql = check.text(body, "sql", required=True, max_length=100_000)
+    sql = validated(PreviewStatement, json_body()).sql
     with services().transaction() as conn:
         person = users.get_user(conn, check.path_id(user_id, "User"))
     who = Identity(person["user_id"], person["email"], person["is_admin"], locale=person["locale"])

@@ -6,36 +6,24 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import builder
-from workbench_app.engine import EngineError, VARIABLE_TYPES, format_sql, inline_values
-from workbench_app.errors import invalid, not_found
+from workbench_app.engine import EngineError, format_sql, inline_values
+from workbench_app.errors import not_found
+from workbench_app.request_shapes import validated
 from workbench_app.statements import csv_export, native_sql, schema_browser
 from workbench_app.statements.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
+from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete, SqlDownload, SqlRun,
+                                             SqlToFormat, StatementCancel)
 
 blueprint = Blueprint("query", __name__)
-# The document states these bounds from here (api/openapi.py): one source for the check and its description.
-MAX_SQL = 100_000
-MAX_ROW_LIMIT = 1_000_000  # a run's rows (a CSV's bound is the export setting)
-MAX_CATALOG = 63  # a catalog is named like a PostgreSQL identifier
-
-
-def _variables(body):
-    values = check.mapping(body, "variables")
-    types = check.mapping(body, "variable_types")
-    for name, kind in types.items():
-        if kind not in VARIABLE_TYPES:
-            raise invalid(f"variable_types values are {', '.join(VARIABLE_TYPES)}.", field="variable_types")
-    return values, types
 
 
 @blueprint.post("/sql")
 def run_sql():
     """Run one read statement under the caller's permissions (variables bound as values)."""
-    body = json_body()
-    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
-    values, types = _variables(body)
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
-    return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit, statement_id=check.statement_id(body)))
+    run = validated(SqlRun, json_body())
+    return jsonify(run_for(services(), identity(), run.sql, origin=origin(), variables=run.variables,
+                           variable_types=run.variable_types, row_limit=run.row_limit,
+                           statement_id=run.statement_id))
 
 
 @blueprint.post("/sql/cancel")
@@ -45,7 +33,7 @@ def cancel_sql():
     202 whether or not it still runs (it may have just ended, or not begun yet: then it stops as it
     begins); the run itself answers 409 `query_cancelled`. A person can stop only their own runs.
     """
-    statement = check.statement_id(json_body(), required=True)
+    statement = validated(StatementCancel, json_body()).statement_id
     cancel(services(), identity(), statement)
     return jsonify({"statement_id": statement}), 202
 
@@ -53,31 +41,30 @@ def cancel_sql():
 @blueprint.post("/sql/csv")
 def download_sql():
     """The statement's result as a CSV file, under the caller's permissions and the export row bound."""
-    body = json_body()
-    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
-    values, types = _variables(body)
+    run = validated(SqlDownload, json_body())
     workbench = services()
     bound = workbench.settings.workbench_export_row_limit
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=bound)
-    result = run_statement(workbench, identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit, row_ceiling=bound, statement_id=check.statement_id(body))
+    # The bound is a setting, so the model cannot state it: the same refusal as the model's.
+    row_limit = check.integer({"row_limit": run.row_limit}, "row_limit", minimum=1, maximum=bound, nullable=True)
+    result = run_statement(workbench, identity(), run.sql, origin=origin(), variables=run.variables,
+                           variable_types=run.variable_types, row_limit=row_limit, row_ceiling=bound,
+                           statement_id=run.statement_id)
     return csv_export.response(result, "result")
 
 
 @blueprint.post("/builder/run")
 def run_builder():
     """Run an unsaved builder definition as the caller (the screen's live result)."""
-    body = json_body()
-    sql, types, values = builder.compile_definition(body.get("builder"))
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
+    run = validated(BuilderRun, json_body())
+    sql, types, values = builder.compile_definition(run.builder)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
-                           row_limit=row_limit, statement_id=check.statement_id(body)))
+                           row_limit=run.row_limit, statement_id=run.statement_id))
 
 
 @blueprint.post("/builder/sql")
 def builder_sql():
     """A builder definition as SQL for the editor: runnable (values as literals), and as a template."""
-    sql, types, values = builder.compile_definition(json_body().get("builder"))
+    sql, types, values = builder.compile_definition(validated(BuilderCompile, json_body()).builder)
     try:
         runnable = format_sql(inline_values(sql, types, values))
     except EngineError as error:
@@ -88,17 +75,13 @@ def builder_sql():
 @blueprint.post("/sql/native")
 def run_native_sql():
     """Send a statement to one source as written (only with no restriction on that source)."""
-    body = json_body()
-    catalog = check.text(body, "catalog", required=True, allow_empty=False, max_length=MAX_CATALOG)
-    sql = check.text(body, "sql", required=True, allow_empty=False, max_length=MAX_SQL)
-    row_limit = check.integer(body, "row_limit", minimum=1, maximum=MAX_ROW_LIMIT)
-    return jsonify(native_sql.run_native(services(), identity(), catalog, sql, row_limit=row_limit))
+    run = validated(NativeSql, json_body())
+    return jsonify(native_sql.run_native(services(), identity(), run.catalog, run.sql, row_limit=run.row_limit))
 
 
 @blueprint.post("/sql/format")
 def format_statement():
-    body = json_body()
-    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
+    sql = validated(SqlToFormat, json_body()).sql
     try:
         return jsonify({"sql": format_sql(sql)})
     except EngineError as error:
@@ -108,9 +91,9 @@ def format_statement():
 @blueprint.post("/sql/autocomplete")
 def autocomplete():
     """Suggestions at a cursor position: only what the caller may see."""
-    body = json_body()
-    sql = check.text(body, "sql", required=True, max_length=MAX_SQL)
-    cursor = check.integer(body, "cursor", default=len(sql), minimum=0, maximum=MAX_SQL)
+    asked = validated(SqlAutocomplete, json_body())
+    sql = asked.sql
+    cursor = len(sql) if asked.cursor is None else asked.cursor
     session = open_session(services(), identity())
     suggestions = session.engine.complete(sql, min(cursor, len(sql)), session.user)
     return jsonify({"suggestions": [{"label": s.label, "kind": s.kind, "detail": s.detail} for s in suggestions]})

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from flask import Blueprint, g, jsonify, make_response, request
 
-from workbench_app import input_checks as check
 from workbench_app.accounts import users, web_sessions
+from workbench_app.accounts.shapes import Credentials
 from workbench_app.api.authentication import identity, json_body, password_sign_in, services
 from workbench_app.api.public_views import public
 from workbench_app.errors import WorkbenchError
+from workbench_app.request_shapes import validated
 
 blueprint = Blueprint("session", __name__)
 
@@ -56,10 +57,8 @@ def open_browser_session(user_id: int):
 @blueprint.post("/session")
 def open_session():
     require_json()
-    body = json_body()
-    email = check.text(body, "email", required=True, max_length=400)
-    password = check.text(body, "password", required=True, max_length=1000)
-    return open_browser_session(password_sign_in(email, password).user_id)
+    credentials = validated(Credentials, json_body())
+    return open_browser_session(password_sign_in(credentials.email, credentials.password).user_id)
 
 
 @blueprint.get("/session")

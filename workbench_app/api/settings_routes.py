@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from workbench_app import input_checks as check
 from workbench_app.accounts import instance_settings
+from workbench_app.accounts.shapes import SettingsChange
 from workbench_app.api.authentication import json_body, require_admin, services
+from workbench_app.request_shapes import validated
 from workbench_app.single_sign_on import configuration as single_sign_on
 
 
@@ -26,11 +27,8 @@ def read_settings():
 @blueprint.patch("/settings")
 def update_settings():
     actor = require_admin()
-    body = json_body()
-    locale = check.one_of(body, "default_locale", instance_settings.LOCALES)
-    sharing = {"public_sharing": check.boolean(body, "public_sharing"),
-               "external_recipients": check.boolean(body, "external_recipients"),
-               **{name: check.integer(body, name, minimum=low, maximum=high)
-                  for name, (low, high) in instance_settings.SHARING_LIMITS.items()}}
+    change = validated(SettingsChange, json_body()).model_dump()
+    locale = change.pop("default_locale")
+    sharing = change  # public_sharing, external_recipients and the limits (None: unchanged)
     with services().transaction() as conn:
         return jsonify(_with_sign_in_methods(conn, instance_settings.update(conn, actor, locale, sharing)))

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from workbench_app import input_checks as check
 from workbench_app.accounts import setup_link
+from workbench_app.accounts.shapes import FirstAdministrator
 from workbench_app.api.authentication import json_body, services
 from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_browser_session, require_json
+from workbench_app.request_shapes import validated
 
 blueprint = Blueprint("setup", __name__)
-
-LOCALES = ("en", "fr", "es")
 
 
 @public
@@ -36,9 +35,6 @@ def complete_setup():
     with services().transaction() as conn:
         # The link is checked before the fields: without it, nothing about the form is revealed.
         setup_link.check(conn, token)
-        fields = {"email": check.text(body, "email", required=True, max_length=400),
-                  "password": check.text(body, "password", required=True, max_length=1000),
-                  "display_name": check.text(body, "display_name", default="", max_length=200),
-                  "locale": check.one_of(body, "locale", LOCALES, required=True)}
+        fields = validated(FirstAdministrator, body).model_dump(exclude={"token"})
         user = setup_link.create_first_administrator(conn, token, **fields)
     return open_browser_session(user["user_id"])

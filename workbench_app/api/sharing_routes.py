@@ -11,7 +11,9 @@ from workbench_app.api.authentication import identity, json_body, require_admin,
 from workbench_app.api.public_views import public
 from workbench_app.errors import WorkbenchError, not_found
 from workbench_app.printing.pdf_request import pdf_response, requested_filters, requested_orientation
+from workbench_app.request_shapes import validated
 from workbench_app.sharing import embedding_secrets, public_links, request_throttle, shared_view
+from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest
 from workbench_app.sharing.shared_pdf import shared_pdf
 
 blueprint = Blueprint("sharing", __name__)
@@ -46,7 +48,7 @@ def _embed_view() -> shared_view.SharedView:
 
 
 def _filters() -> dict:
-    return check.mapping(json_body(optional=True), "filters")
+    return validated(CardFilters, json_body(optional=True)).filters
 
 
 # --- public links, for people who may change the dashboard --------------------------------------
@@ -63,12 +65,10 @@ def list_public_links(dashboard_id):
 def create_public_link(dashboard_id):
     """`{"allowed_filters": ["Country"], "allow_pdf": true}`: the filters a visitor may set (the others keep
     their defaults), and whether the link offers the dashboard as PDF (off unless asked)."""
-    body = json_body()
-    allowed = check.string_list(body, "allowed_filters", max_items=200)
-    allow_pdf = check.boolean(body, "allow_pdf", default=False)
+    terms = validated(PublicLinkRequest, json_body())
     with services().transaction() as conn:
-        link, secret = public_links.create_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"), allowed,
-                                                allow_pdf)
+        link, secret = public_links.create_link(conn, identity(), check.path_id(dashboard_id, "Dashboard"),
+                                                terms.allowed_filters, terms.allow_pdf)
     return jsonify({"link": link, "secret": secret, "path": f"/public/{secret}"}), 201
 
 
@@ -92,13 +92,11 @@ def list_embedding_secrets():
 @blueprint.post("/embedding-secrets")
 def create_embedding_secret():
     actor = require_admin()
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False)
-    group_id = check.integer(body, "group_id", required=True, minimum=1)
-    origins = check.string_list(body, "allowed_origins", max_items=50, max_length=300)
+    new = validated(EmbeddingSecretRequest, json_body())
     workbench = services()
     with workbench.transaction() as conn:
-        record, secret = embedding_secrets.create_secret(conn, workbench.settings, actor, name, group_id, origins)
+        record, secret = embedding_secrets.create_secret(conn, workbench.settings, actor, new.name, new.group_id,
+                                                         new.allowed_origins)
     return jsonify({"embedding_secret": record, "secret": secret}), 201
 
 

@@ -21,8 +21,10 @@ from workbench_app.api.public_views import public
 from workbench_app.api.session_routes import open_session_for, set_session_cookie
 from workbench_app.input_checks import single_query_value
 from workbench_app.records import audit_log
+from workbench_app.request_shapes import validated
 from workbench_app.single_sign_on import configuration, directory_sync, provider_client
 from workbench_app.single_sign_on.provider_client import SignOnRefused
+from workbench_app.single_sign_on.shapes import SingleSignOnChange
 
 blueprint = Blueprint("sso", __name__)
 
@@ -137,10 +139,10 @@ def read_sso_settings():
 @blueprint.patch("/settings/sso")
 def update_sso_settings():
     actor = require_admin()
-    body = json_body()
+    given = validated(SingleSignOnChange, json_body()).given()
     with services().transaction() as conn:
         before = configuration.effective(conn, services().settings)
-        after = configuration.update(conn, services().settings, actor, body)
+        after = configuration.update(conn, services().settings, actor, given)
     for issuer in {before.issuer, after.issuer} - {None}:
         provider_client.forget(issuer)
     return jsonify(configuration.describe(after))

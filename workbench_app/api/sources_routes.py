@@ -5,9 +5,10 @@ from flask import Blueprint, jsonify
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import json_body, require_admin, services
-from workbench_app.errors import invalid
 from workbench_app.i18n import translate
+from workbench_app.request_shapes import validated
 from workbench_app.sources import connection_test, credentials, registry
+from workbench_app.sources.shapes import NewSource, SourceChange, SourceProbe, SourceRetest
 
 
 blueprint = Blueprint("sources", __name__)
@@ -27,14 +28,6 @@ def _with_status(conn, rows):
     return rows
 
 
-def _password(body):
-    password = check.text(body, "password", max_length=1000)
-    if password is not None and any(ch.isspace() or ch in "'\"\\" for ch in password):
-        # Passwords travel inside a key=value connection string.
-        raise invalid("password may not contain spaces, quotes or backslashes.", field="password")
-    return password
-
-
 @blueprint.get("/sources")
 def list_sources():
     require_admin()
@@ -45,13 +38,10 @@ def list_sources():
 @blueprint.post("/sources")
 def create_source():
     actor = require_admin()
-    body = json_body()
-    name = check.text(body, "name", required=True, max_length=63)
-    kind = check.one_of(body, "kind", registry.KINDS, required=True)
-    options = check.mapping(body, "options")
+    new = validated(NewSource, json_body())
     with services().transaction() as conn:
-        source = registry.create_source(conn, services().settings, actor, name=name, kind=kind, options=options,
-                                        password=_password(body))
+        source = registry.create_source(conn, services().settings, actor, name=new.name, kind=new.kind,
+                                        options=new.options, password=new.password)
     with services().transaction() as conn:
         return jsonify(_with_status(conn, [source])[0]), 201
 
@@ -66,12 +56,11 @@ def get_source(source_id):
 @blueprint.patch(SOURCE)
 def update_source(source_id):
     actor = require_admin()
-    body = json_body()
-    options = check.mapping(body, "options") if "options" in body else None
+    change = validated(SourceChange, json_body())
     with services().transaction() as conn:
         source = registry.update_source(conn, services().settings, actor, check.path_id(source_id, "Source"),
-                                        options=options, password=_password(body),
-                                        clear_password=bool(check.boolean(body, "clear_password", default=False)))
+                                        options=change.options, password=change.password,
+                                        clear_password=change.clear_password)
     with services().transaction() as conn:
         return jsonify(_with_status(conn, [source])[0])
 
@@ -105,21 +94,18 @@ def _tested(kind: str, name: str, options: dict, password: str | None):
 def test_new_source():
     """Reach a source as the form describes it, before saving; nothing is stored."""
     require_admin()
-    body = json_body()
-    kind = check.one_of(body, "kind", registry.KINDS, required=True)
-    options = registry.check_options(kind, check.mapping(body, "options"))
-    password = _password(body)
-    registry.check_password_kind(kind, password)
-    return _tested(kind, "probe", options, password)
+    probe = validated(SourceProbe, json_body())
+    options = registry.check_options(probe.kind, probe.options)
+    registry.check_password_kind(probe.kind, probe.password)
+    return _tested(probe.kind, "probe", options, probe.password)
 
 
 @blueprint.post(SOURCE + "/test")
 def test_saved_source(source_id):
     """Reach a saved source, with changed options or a new password if the form has them (not saved)."""
     require_admin()
-    body = json_body(optional=True)
-    options = check.mapping(body, "options")
-    password = _password(body)
+    retest = validated(SourceRetest, json_body(optional=True))
+    options, password = retest.options, retest.password
     with services().transaction() as conn:
         source = registry.stored_source(conn, check.path_id(source_id, "Source"))
     registry.check_password_kind(source["kind"], password)

@@ -7,8 +7,9 @@ from flask import Blueprint, Response, g, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, services
 from workbench_app.content import dashboards, folders, questions
-from workbench_app.errors import WorkbenchError
+from workbench_app.request_shapes import validated
 from workbench_app.themes import catalog, logo
+from workbench_app.themes.shapes import NewTheme, ThemeAssignment, ThemeChange
 from workbench_app.themes.resolution import effective_theme
 
 blueprint = Blueprint("themes", __name__)
@@ -22,10 +23,9 @@ def list_themes():
 
 @blueprint.post("/themes")
 def create_theme():
-    body = json_body()
-    name = check.text(body, "name", required=True, allow_empty=False, max_length=100)
+    new = validated(NewTheme, json_body())
     with services().transaction() as conn:
-        return jsonify(catalog.create_theme(conn, identity(), name, body.get("settings", {}))), 201
+        return jsonify(catalog.create_theme(conn, identity(), new.name, new.settings)), 201
 
 
 @blueprint.get("/themes/<theme_id>")
@@ -37,11 +37,10 @@ def get_theme(theme_id):
 @blueprint.put("/themes/<theme_id>")
 def update_theme(theme_id):
     """Rename and/or replace the settings whole."""
-    body = json_body()
-    name = check.text(body, "name", allow_empty=False, max_length=100)
-    settings = check.mapping(body, "settings") if "settings" in body else None
+    change = validated(ThemeChange, json_body())
     with services().transaction() as conn:
-        return jsonify(catalog.update_theme(conn, identity(), check.path_id(theme_id, "Theme"), name, settings))
+        return jsonify(catalog.update_theme(conn, identity(), check.path_id(theme_id, "Theme"), change.name,
+                                            change.settings))
 
 
 @blueprint.delete("/themes/<theme_id>")
@@ -79,9 +78,7 @@ def theme_logo(theme_id):
 
 
 def _theme_id(body) -> int | None:
-    if "theme_id" not in body:
-        raise WorkbenchError(400, "invalid_input", "theme_id is required.", {"field": "theme_id"})
-    return check.integer(body, "theme_id", minimum=1, nullable=True)
+    return validated(ThemeAssignment, body).theme_id
 
 
 @blueprint.get("/folders/<folder_id>/theme")

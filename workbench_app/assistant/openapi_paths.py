@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import ERROR as _ERROR, INT as _INT, NULLABLE_TEXT as _NULLABLE_TEXT
-from workbench_app.openapi_vocabulary import STAMP as _STAMP, STR as _STR, TEXT_NO_NUL as _TEXT
-from workbench_app.openapi_vocabulary import object_of as _object, ref as _ref
+from workbench_app.openapi_vocabulary import INT as _INT, STAMP as _STAMP, STR as _STR
+from workbench_app.openapi_vocabulary import model_body, object_of as _object, ref as _ref
 from workbench_app.assistant.provider_config import LIMITS
+from workbench_app.assistant.shapes import AssistantQuestion, ConversationTitle, NewConversation, ProviderChange
 
-_TITLE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
+# The request bodies declared as models (their components are generated from them).
+REQUESTS = (ProviderChange, NewConversation, ConversationTitle, AssistantQuestion)
+
 
 
 _ARTIFACT = _object({"kind": {"enum": ["sql", "chart"]}, "sql": _STR, "title": _STR,
@@ -57,18 +59,12 @@ _EVENTS = ("Server-sent events, in order: `message` (the person's message, store
            "({message}) or `error` ({code, message, status}: a provider failure, in the person's language).")
 
 
-def paths(op, also, body) -> dict[str, Any]:
-    """The paths, built with the document's own helpers (`_operation`, `_also`, `_body`)."""
+def paths(op, also) -> dict[str, Any]:
+    """The paths, built with the document's own helpers (`_operation`, `_also`)."""
     conversation = ("conversation_id",)
-    admin_body = body({"base_url": {**_NULLABLE_TEXT, "maxLength": 2000}, "model": {**_NULLABLE_TEXT, "maxLength": 200},
-                       "api_key": {**_NULLABLE_TEXT, "maxLength": 4000, "writeOnly": True},
-                       "organization": {**_NULLABLE_TEXT, "maxLength": 200},
-                       "headers": {"type": "object", "maxProperties": 20, "additionalProperties": _TEXT},
-                       **{name: {"type": ["integer", "null"], "minimum": low, "maximum": high}
-                          for name, (low, high) in LIMITS.items()}})
     send = also(op("Send a message to the assistant", "assistant", ok=201, params=conversation,
                    result=_ref("AssistantAnswer"),
-                   body=body({"content": {**_TITLE, "maxLength": 20_000}}, ("content",))),
+                   body=model_body(AssistantQuestion)),
                 ("429", "assistant_quota_exceeded: the hourly quota is used; Retry-After says how many seconds "
                         "until it resets, details.resets_at when"),
                 ("502", "provider_*: the provider failed (unreachable, refused key, its own rate limit, an "
@@ -81,17 +77,17 @@ def paths(op, also, body) -> dict[str, Any]:
         "/assistant/provider": {
             "get": op("Get the assistant provider", "assistant", result=_ref("AssistantProvider")),
             "put": op("Configure the assistant provider", "assistant", result=_ref("AssistantProvider"),
-                      body=admin_body),
+                      body=model_body(ProviderChange)),
             "delete": op("Clear the assistant provider", "assistant", result=_ref("AssistantProvider"))},
         "/assistant/status": {"get": op("Get the assistant status", "assistant", result=_ref("AssistantStatus"))},
         "/assistant/conversations": {
             "get": op("List my conversations", "assistant", result=_ref("ConversationList")),
             "post": op("Start a conversation", "assistant", ok=201, result=_ref("Conversation"),
-                       body=body({"title": {**_TEXT, "maxLength": 200}}))},
+                       body=model_body(NewConversation))},
         "/assistant/conversations/{conversation_id}": {
             "get": op("Get a conversation", "assistant", params=conversation, result=_ref("ConversationWithMessages")),
             "patch": op("Rename a conversation", "assistant", params=conversation, result=_ref("Conversation"),
-                        body=body({"title": _TITLE}, ("title",))),
+                        body=model_body(ConversationTitle)),
             "delete": op("Delete a conversation", "assistant", ok=204, params=conversation)},
         "/assistant/conversations/{conversation_id}/messages": {"post": send},
     }

@@ -6,7 +6,6 @@ set, nothing more. The assistant is off until a base URL and a model are known.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +13,6 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from pipelines.settings import Settings
-from workbench_app import input_checks as check
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import WorkbenchError, invalid
 from workbench_app.records import audit_log
@@ -25,9 +23,8 @@ _ROW = SettingsOverEnvironment("assistant_provider", "assistant_", secret_purpos
 # Limits an administrator may set, with their bounds (the migration's checks say the same).
 LIMITS = {"max_tool_rounds": (1, 20), "max_rows": (1, 1000), "max_result_chars": (500, 200_000),
           "requests_per_hour": (0, 1_000_000), "tokens_per_hour": (0, 2_000_000_000), "timeout_seconds": (1, 600)}
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,100}$")
 # Headers the SDK sets itself: an extra one must not replace the key or the content type.
-_RESERVED_HEADERS = {"authorization", "content-type", "content-length", "host", "openai-organization"}
+RESERVED_HEADERS = {"authorization", "content-type", "content-length", "host", "openai-organization"}
 
 
 @dataclass(frozen=True)
@@ -72,45 +69,23 @@ def describe(config: ProviderConfig) -> dict[str, Any]:
             "header_names": sorted(config.headers), **{name: getattr(config, name) for name in LIMITS}}
 
 
-def _base_url(body: dict) -> str | None:
-    value = check.text(body, "base_url", max_length=2000, nullable=True)
-    if value is not None and not re.match(r"^https?://[^\s/?#]+[^\s]*$", value):
-        raise invalid("base_url must be an http:// or https:// address.", field="base_url")
-    return value.rstrip("/") if value else None
-
-
-def _headers(body: dict) -> dict[str, str] | None:
-    if "headers" not in body:
-        return None
-    headers = check.mapping(body, "headers")
-    if len(headers) > 20 or not all(
-            isinstance(name, str) and _HEADER_NAME.match(name) and name.lower() not in _RESERVED_HEADERS
-            and isinstance(value, str) and len(value) <= 2000 and not re.search(r"[\x00-\x1f\x7f]", value)
-            for name, value in headers.items()):
-        raise invalid("headers must map up to 20 header names to values (not Authorization or Content-Type).",
-                      field="headers")
-    return headers
-
-
-def update(conn: psycopg.Connection, settings: Settings, who: Identity, body: dict) -> ProviderConfig:
-    """Apply an administrator's change: a field given replaces the stored one; null clears it (the
+def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: dict) -> ProviderConfig:
+    """Apply an administrator's change, the fields the request gave (assistant/shapes.py's
+    `ProviderChange`, validated): a field given replaces the stored one; null clears it (the
     environment's value applies again); `api_key` "" or null clears the key."""
     changes: dict[str, Any] = {}
-    if "base_url" in body:
-        changes["base_url"] = _base_url(body)
-    if "model" in body:
-        changes["model"] = check.text(body, "model", max_length=200, nullable=True) or None
-    if "organization" in body:
-        changes["organization"] = check.text(body, "organization", max_length=200, nullable=True) or None
-    if "api_key" in body:
-        key = check.text(body, "api_key", max_length=4000, nullable=True)
-        changes["api_key_sealed"] = _ROW.seal(settings, key) if key else None
-    headers = _headers(body)
-    if headers is not None:
-        changes["headers"] = Jsonb(headers)
-    for name, (low, high) in LIMITS.items():
-        if name in body:
-            changes[name] = check.integer(body, name, minimum=low, maximum=high, nullable=True)
+    if "base_url" in given:
+        changes["base_url"] = given["base_url"].rstrip("/") if given["base_url"] else None
+    for name in ("model", "organization"):
+        if name in given:
+            changes[name] = given[name] or None
+    if "api_key" in given:
+        changes["api_key_sealed"] = _ROW.seal(settings, given["api_key"]) if given["api_key"] else None
+    if given.get("headers") is not None:
+        changes["headers"] = Jsonb(given["headers"])
+    for name in LIMITS:
+        if name in given:
+            changes[name] = given[name]
     if not changes:
         raise invalid("Nothing to change.")
     conn.execute("insert into assistant_provider (id) values (1) on conflict (id) do nothing")

@@ -1,5 +1,5 @@
-"""Saved content as the API answers it and as requests change it: dashboards, models and metrics
-(bases: answer_shapes.py, request_shapes.py)."""
+"""Saved content as the API answers it and as requests change it: dashboards, questions, folders, models
+and metrics (bases: answer_shapes.py, request_shapes.py)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -11,13 +11,20 @@ from workbench_app.answer_shapes import AnswerShape
 from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, TextList, WholeNumber
 from workbench_app.content.dashboard_filters import FILTER_TYPES
 from workbench_app.content.folders import LEVELS
-from workbench_app.engine.variables import VARIABLE_TYPES
 from workbench_app.content.models_metrics import AGGREGATIONS
+from workbench_app.statements.shapes import VARIABLE_TYPES_SCHEMA, BuilderDefinition, RowLimit, VariableValues
 
 CardKind = Literal["question", "text", "heading"]
 FilterType = Literal[FILTER_TYPES]  # type: ignore[valid-type]  (a tuple of names: one list of them)
 # A filter's default: text, a number, a list of them (a date range, a one-of), or none.
 FilterDefault = Union[str, float, list[Union[str, float]], None]
+
+
+# A question's variables: name -> type (the statement's `{{name}}`; checked against the SQL by
+# content/questions.py, which names the variable that is wrong).
+Variables = Annotated[dict[str, Any], WithJsonSchema(VARIABLE_TYPES_SCHEMA)]
+# A chart's settings, saved with the question as the screens wrote them.
+Visualization = Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]
 
 
 class DashboardTab(AnswerShape):
@@ -125,6 +132,50 @@ class ListedMetric(Metric):
 class MetricList(AnswerShape):
     metrics: list[ListedMetric]
 
+class Question(AnswerShape):
+    """A saved question: SQL with {{variables}}, or a builder definition compiled to SQL."""
+    question_id: int
+    folder_id: int
+    name: str
+    description: str
+    kind: Literal["sql", "builder"]
+    builder: BuilderDefinition | None
+    """The builder definition (null for a SQL question)."""
+    sql: str
+    variables: Variables
+    visualization: Visualization
+    created_by: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class QuestionList(AnswerShape):
+    questions: list[Question]
+
+
+class FolderGrant(AnswerShape):
+    group_id: int
+    level: Literal[LEVELS]  # type: ignore[valid-type]
+
+
+class Folder(AnswerShape):
+    folder_id: int
+    name: str
+    parent_id: int | None
+    created_at: datetime
+    access: Literal[LEVELS] | None  # type: ignore[valid-type]
+    """The caller's access (null: none, for an administrator's view of another's folder)."""
+    personal: bool
+    """A person's personal folder, or inside one."""
+    mine: bool
+    """The caller's own personal folder, or inside it."""
+    groups: list[FolderGrant]
+
+
+class FolderList(AnswerShape):
+    folders: list[Folder]
+
+
 # A dashboard's tabs, cards or filters: each item is checked by the area's functions
 # (content/dashboards.py, content/dashboard_filters.py), which name the item that is wrong.
 Layout = Annotated[list[Any], Field(json_schema_extra={"items": {"type": "object", "additionalProperties": True}})]
@@ -183,14 +234,6 @@ class NewMetric(RequestShape):
     description: Text(5000) = ""
 
 
-# A question's variables: name -> type (the statement's `{{name}}`; checked against the SQL by
-# content/questions.py, which names the variable that is wrong).
-VARIABLE_TYPES_SCHEMA = {"type": "object", "additionalProperties": {"enum": list(VARIABLE_TYPES)}}
-Variables = Annotated[dict[str, Any], WithJsonSchema(VARIABLE_TYPES_SCHEMA)]
-# A builder question's definition (content/builder.py checks it and names the part that is wrong).
-BuilderDefinition = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/BuilderDefinition"}]})]
-# A chart's settings, saved with the question as the screens wrote them.
-Visualization = Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]
 
 
 class QuestionChange(ContentChange):
@@ -219,3 +262,29 @@ class FolderName(RequestShape):
 class FolderAccess(RequestShape):
     level: Literal[LEVELS] | None = None  # type: ignore[valid-type]
     """The group's access to the folder: null (or none given) removes it."""
+
+
+# The runs of saved content change nothing: no body at all is an empty one.
+
+
+class QuestionRun(RequestShape):
+    variables: VariableValues = {}
+    """Values of the question's variables (their defaults for those left out)."""
+    row_limit: RowLimit = None
+
+
+class QuestionDownload(QuestionRun):
+    row_limit: WholeNumber(1) = None
+    """At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default)."""
+
+
+class MetricQuery(RequestShape):
+    dimensions: TextList(20, 128) = []
+    """The metric's dimensions to group by."""
+    row_limit: RowLimit = None
+
+
+class CardRun(RequestShape):
+    filters: Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})] = {}
+    """Filter values keyed by filter id or name: `{"country": "FR"}`."""
+    row_limit: RowLimit = None

@@ -4,18 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.home.next_steps import STEPS
-
-_STR = {"type": "string"}
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
-
-
-def _object(properties: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": [name for name in properties if name not in optional]}
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
+from workbench_app.openapi_vocabulary import ID as _ID, STR as _STR, object_of as _object, ref as _ref
 
 
 SCHEMAS: dict[str, Any] = {

@@ -3,10 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.accounts.instance_settings import SHARING_LIMITS
 from workbench_app.openapi_vocabulary import ID as _ID, INT as _INT, NULL_STAMP as _NULL_STAMP, STAMP as _STAMP
-from workbench_app.openapi_vocabulary import STR as _STR, object_of as _object, ref as _ref
+from workbench_app.openapi_vocabulary import STR as _STR, model_body, object_of as _object, ref as _ref
 from workbench_app.printing.openapi_paths import pdf_operation
+from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest, SharedDashboard
+
+# The answers and request bodies declared as models (their components are generated from them).
+ANSWERS = (SharedDashboard,)
+REQUESTS = (PublicLinkRequest, EmbeddingSecretRequest, CardFilters)
 
 _STRINGS = {"type": "array", "items": _STR}
 _CSV = {"description": "CSV (RFC 4180, UTF-8) of the card's result, formulas defused.",
@@ -22,13 +26,6 @@ _SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
 
 
-SETTINGS_FIELDS: dict[str, Any] = {
-    "public_sharing": {"type": "boolean", "description": "Whether dashboards may be shared by public link (off "
-                                                         "by default; turning it off stops every link)."},
-    "external_recipients": {"type": "boolean", "description": "Whether subscriptions may send to addresses "
-                                                              "outside the accounts and to webhooks (off by default)."},
-    **{name: {"type": "integer", "minimum": low, "maximum": high} for name, (low, high) in SHARING_LIMITS.items()},
-}
 
 SCHEMAS: dict[str, Any] = {
     "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS,
@@ -52,8 +49,8 @@ def _shared(operation: dict[str, Any], parameters: list[dict[str, Any]], *refusa
     return also(operation, *refusals)
 
 
-def paths(op, also, body) -> dict[str, Any]:
-    filters_body = body({"filters": {"type": "object", "additionalProperties": True}}, optional=True)
+def paths(op, also) -> dict[str, Any]:
+    filters_body = model_body(CardFilters, required=False)
     card = {"name": "card_id", "in": "path", "required": True, "schema": _ID}
     public = ("404", "not_found: the link is unknown, revoked, or public sharing is off")
     embed = ("401", "embed_token_invalid or embed_token_expired: no data")
@@ -66,22 +63,14 @@ def paths(op, also, body) -> dict[str, Any]:
             "get": op("List a dashboard's public links", "sharing", params=("dashboard_id",),
                       result=_ref("PublicLinkList")),
             "post": also(op("Create a public link", "sharing", ok=201, params=("dashboard_id",),
-                            result=_ref("NewPublicLink"), body=body({"allowed_filters": _STRINGS, "allow_pdf": {
-                                "type": "boolean", "default": False,
-                                "description": "Whether the link offers the dashboard as PDF."}})),
+                            result=_ref("NewPublicLink"), body=model_body(PublicLinkRequest)),
                          ("403", "forbidden: public sharing is off, or the caller may not change the dashboard"))},
         "/dashboards/{dashboard_id}/public-links/{link_id}": {
             "delete": op("Revoke a public link", "sharing", ok=204, params=("dashboard_id", "link_id"))},
         "/embedding-secrets": {
             "get": op("List embedding secrets (administrators)", "sharing", result=_ref("EmbeddingSecretList")),
             "post": op("Create an embedding secret (administrators)", "sharing", ok=201,
-                       result=_ref("NewEmbeddingSecret"), body=body({
-                           "name": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*\\S[^\\x00]*$"},
-                           "group_id": _ID,
-                           "allowed_origins": {"type": "array", "maxItems": 50, "items": {
-                               "type": "string", "maxLength": 300,
-                               "description": "A host page's origin, such as https://www.example.com"}}},
-                           ("name", "group_id")))},
+                       result=_ref("NewEmbeddingSecret"), body=model_body(EmbeddingSecretRequest))},
         "/embedding-secrets/{secret_id}": {
             "delete": op("Revoke an embedding secret (administrators)", "sharing", ok=204, params=("secret_id",))},
         "/public/{link_token}": {"get": _shared(op("Open a public link", "sharing", result=_ref("SharedDashboard")),

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import BOOL as _BOOL, NULLABLE_TEXT as _NULLABLE_TEXT, STR as _STR
-from workbench_app.openapi_vocabulary import object_of as _object
-_CLAIM = {"type": "string", "pattern": "^[A-Za-z0-9_:./-]{1,200}$"}
-_CLAIM_MAP = {"type": "object", "maxProperties": 100, "propertyNames": {"pattern": "^[A-Za-z0-9_:./-]{1,200}$"}}
+from workbench_app.openapi_vocabulary import BOOL as _BOOL, STR as _STR
+from workbench_app.openapi_vocabulary import model_body, object_of as _object
+from workbench_app.single_sign_on.shapes import SingleSignOnChange
+
+REQUESTS = (SingleSignOnChange,)
 _REDIRECT = {"description": "A redirect (the browser navigates here; this is no JSON API call)",
              "headers": {"Location": {"schema": _STR}}}
 
@@ -39,19 +40,8 @@ def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
 
 
-def paths(op, also, body) -> dict[str, Any]:
-    """The paths, built with the document's own helpers (`_operation`, `_also`, `_body`)."""
-    settings_body = body({
-        "issuer": {**_NULLABLE_TEXT, "maxLength": 2000}, "client_id": {**_NULLABLE_TEXT, "maxLength": 500},
-        "client_secret": {**_NULLABLE_TEXT, "maxLength": 2000, "writeOnly": True},
-        "scopes": {**_NULLABLE_TEXT, "maxLength": 500}, "display_name": {**_NULLABLE_TEXT, "maxLength": 500},
-        "email_claim": _CLAIM, "name_claim": _CLAIM, "groups_claim": _CLAIM,
-        "attribute_claims": {**_CLAIM_MAP, "additionalProperties": {
-            "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"}},
-        "group_mapping": {**_CLAIM_MAP, "additionalProperties": {
-            "type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00]*$"}},
-        "groups_by_name": _BOOL, "create_accounts": _BOOL, "password_sign_in": _BOOL,
-        "break_glass_email": {**_NULLABLE_TEXT, "maxLength": 400}})
+def paths(op, also) -> dict[str, Any]:
+    """The paths, built with the document's own helpers (`_operation`, `_also`)."""
     return {
         "/sso": {"get": op("Get the single sign-on offer", "accounts", result={
             "$ref": "#/components/schemas/SignOnOffer"})},
@@ -62,6 +52,6 @@ def paths(op, also, body) -> dict[str, Any]:
         "/settings/sso": {
             "get": op("Get the single sign-on settings", "settings",
                       result={"$ref": "#/components/schemas/SingleSignOnSettings"}),
-            "patch": op("Update the single sign-on settings", "settings", body=settings_body,
+            "patch": op("Update the single sign-on settings", "settings", body=model_body(SingleSignOnChange),
                         result={"$ref": "#/components/schemas/SingleSignOnSettings"})},
     }

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
 from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, NewAlert, NewSubscription,
                                                 SendingOutcome, Subscription, SubscriptionChange, SubscriptionList)
 
 ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome)
 REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange)
-_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(name: str) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
 
 def paths(op, also) -> dict[str, Any]:
@@ -32,11 +24,11 @@ def paths(op, also) -> dict[str, Any]:
                 "target_kind": {"enum": ["dashboard", "question"]}, "target_id": _ID,
                 "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),
             "post": also(op("Subscribe to a dashboard or a question", "subscriptions", ok=201,
-                            body=_json("NewSubscription"), result=_ref("Subscription")), external)},
+                            body=model_body(NewSubscription), result=_ref("Subscription")), external)},
         "/subscriptions/{subscription_id}": {
             "get": op("Get a subscription", "subscriptions", result=_ref("Subscription"), params=one),
             "patch": also(op("Change, pause or resume a subscription", "subscriptions", params=one,
-                             body=_json("SubscriptionChange"), result=_ref("Subscription")), external),
+                             body=model_body(SubscriptionChange), result=_ref("Subscription")), external),
             "delete": op("Delete a subscription", "subscriptions", ok=204, params=one)},
         "/subscriptions/{subscription_id}/deliveries": {
             "get": op("List a subscription's deliveries", "subscriptions", result=_ref("DeliveryList"), params=one)},
@@ -46,12 +38,12 @@ def paths(op, also) -> dict[str, Any]:
         "/alerts": {
             "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query={
                 "question_id": _ID, "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),
-            "post": also(op("Watch a question", "subscriptions", ok=201, body=_json("NewAlert"), result=_ref("Alert")),
+            "post": also(op("Watch a question", "subscriptions", ok=201, body=model_body(NewAlert), result=_ref("Alert")),
                          external)},
         "/alerts/{alert_id}": {
             "get": op("Get an alert", "subscriptions", result=_ref("Alert"), params=alert),
             "patch": also(op("Change, pause or resume an alert", "subscriptions", params=alert,
-                             body=_json("AlertChange"), result=_ref("Alert")), external),
+                             body=model_body(AlertChange), result=_ref("Alert")), external),
             "delete": op("Delete an alert", "subscriptions", ok=204, params=alert)},
         "/alerts/{alert_id}/deliveries": {
             "get": op("List an alert's checks and deliveries", "subscriptions", result=_ref("DeliveryList"),

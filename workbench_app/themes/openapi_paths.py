@@ -3,14 +3,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import ERROR as _ERROR, ID as _ID, INT as _INT, STAMP as _STAMP, STR as _STR
-from workbench_app.openapi_vocabulary import ref as _ref
+from workbench_app.openapi_vocabulary import INT as _INT, STAMP as _STAMP, STR as _STR
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
 from workbench_app.themes import logo
 from workbench_app.themes.settings import COLOR_NAMES, FONTS, MARGIN_SIDES, ORIENTATIONS
+from workbench_app.themes.shapes import NewTheme, ThemeAssignment, ThemeChange
+
+# The request bodies declared as models (their components are generated from them).
+REQUESTS = (NewTheme, ThemeChange, ThemeAssignment)
 
 _COLOR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
 _LINE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00\\r\\n]*$"}
-_NAME = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
 
 
 def _settings(required: bool) -> dict[str, Any]:
@@ -59,10 +62,10 @@ _LOGO_BODY = {"required": True, "description": f"The image itself, at most {logo
               "content": {kind: {"schema": {"type": "string", "format": "binary"}} for kind in logo.TYPES}}
 
 
-def paths(op, also, body) -> dict[str, Any]:
+def paths(op, also) -> dict[str, Any]:
     admin_only = ("403", "forbidden: administrators only")
-    theme_body = body({"name": _NAME, "settings": _ref("ThemeSettings")}, ("name",))
-    assign = body({"theme_id": {"type": ["integer", "null"], "minimum": 1}}, ("theme_id",))
+    theme_body = model_body(NewTheme)
+    assign = model_body(ThemeAssignment)
 
     def logo_upload() -> dict[str, Any]:
         operation = also(op("Upload a theme logo", "themes", params=("theme_id",), result=_ref("Theme")),
@@ -84,7 +87,7 @@ def paths(op, also, body) -> dict[str, Any]:
         "/themes/{theme_id}": {
             "get": op("Get a theme", "themes", params=("theme_id",), result=_ref("Theme")),
             "put": also(op("Update a theme", "themes", params=("theme_id",), result=_ref("Theme"),
-                           body=body({"name": _NAME, "settings": _ref("ThemeSettings")})), admin_only),
+                           body=model_body(ThemeChange)), admin_only),
             "delete": also(op("Delete a theme", "themes", ok=204, params=("theme_id",)), admin_only)},
         "/themes/{theme_id}/logo": {
             "get": logo_image(), "put": logo_upload(),

@@ -1778,19 +1778,6 @@ export interface components {
                 details: unknown;
             };
         };
-        User: {
-            user_id: number;
-            email: string;
-            display_name?: string;
-            is_admin: boolean;
-            is_active?: boolean;
-            /** @enum {unknown} */
-            locale?: "en" | "fr" | "es";
-            attributes?: {
-                [key: string]: unknown;
-            };
-            groups?: number[];
-        };
         Session: {
             user: components["schemas"]["User"];
             csrf_token: string;
@@ -1804,229 +1791,6 @@ export interface components {
                 [key: string]: unknown;
             };
             secret: string;
-        };
-        Result: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-            rows: unknown[][];
-            row_count: number;
-            truncated: boolean;
-            elapsed_ms: number;
-            question_id?: number;
-            card_id?: number;
-            /** @description Dashboard cards: whether the answer came from the result cache. */
-            cached?: boolean;
-            /** Format: date-time */
-            cached_at?: string;
-        };
-        Question: {
-            question_id: number;
-            folder_id: number;
-            name: string;
-            description: string;
-            /** @enum {unknown} */
-            kind: "sql" | "builder";
-            builder: components["schemas"]["BuilderDefinition"] | null;
-            sql: string;
-            variables: {
-                [key: string]: "text" | "number" | "date" | "list";
-            };
-            visualization: {
-                [key: string]: unknown;
-            };
-            created_by: number | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        ResultColumns: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-        };
-        QuestionList: {
-            questions: components["schemas"]["Question"][];
-        };
-        FilterValues: {
-            values: (string | number | boolean)[];
-            /** @description More values than shown: search. */
-            truncated: boolean;
-        };
-        DashboardCacheCounts: {
-            dashboards: {
-                dashboard_id: number;
-                name: string;
-                cache_ttl_seconds: number;
-                warm_up: boolean;
-                hits: number;
-                misses: number;
-                entries: number;
-                hit_ratio: number | null;
-            }[];
-        };
-        Folder: {
-            folder_id: number;
-            name: string;
-            parent_id: number | null;
-            /** Format: date-time */
-            created_at: string;
-            /** @enum {unknown} */
-            access: "view" | "edit" | null;
-            personal: boolean;
-            mine: boolean;
-            groups: {
-                group_id: number;
-                /** @enum {unknown} */
-                level: "view" | "edit";
-            }[];
-        };
-        FolderList: {
-            folders: components["schemas"]["Folder"][];
-        };
-        TableColumn: {
-            name: string;
-            type: string;
-            masked: boolean;
-            description: string | null;
-        };
-        TableFreshness: {
-            /**
-             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
-             * @enum {unknown}
-             */
-            source: "lake" | "lake+postgres" | "postgres";
-            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
-            refreshed_at?: string;
-            /** @description The newest day the lake holds (YYYY-MM-DD). */
-            newest_day?: string;
-            /** @description From this day on, rows come from PostgreSQL. */
-            postgres_from?: string;
-            /**
-             * @description Why a table the lake should hold is read from PostgreSQL.
-             * @enum {unknown}
-             */
-            warning?: "not_in_lake" | "older_shape" | "unreadable";
-        };
-        Table: {
-            catalog: string;
-            schema: string;
-            table: string;
-            description: string | null;
-            columns?: components["schemas"]["TableColumn"][];
-            /** @enum {unknown} */
-            matched?: "table" | "columns";
-            freshness?: components["schemas"]["TableFreshness"];
-        };
-        TableList: {
-            tables: components["schemas"]["Table"][];
-        };
-        DatasourceList: {
-            datasources: {
-                name: string;
-                tables: number;
-            }[];
-        };
-        HistoryEntry: {
-            query_id: number;
-            user_id: number | null;
-            user_email: string | null;
-            /** @enum {unknown} */
-            origin: "ui" | "api" | "tool_server" | "embed" | "assistant" | "subscription";
-            sql_text: string;
-            question_id: number | null;
-            /** Format: date-time */
-            started_at: string;
-            duration_ms: number | null;
-            row_count: number | null;
-            /** @enum {unknown} */
-            status: "ok" | "refused" | "failed" | "cancelled";
-            error_code: string | null;
-        };
-        HistoryList: {
-            queries: components["schemas"]["HistoryEntry"][];
-        };
-        AuditEntry: {
-            entry_id: number;
-            /** Format: date-time */
-            at: string;
-            actor_id: number | null;
-            actor: string | null;
-            action: string;
-            target: string | null;
-            details: unknown;
-        };
-        AuditList: {
-            entries: components["schemas"]["AuditEntry"][];
-        };
-        Source: {
-            source_id: number;
-            name: string;
-            /** @enum {unknown} */
-            kind: "warehouse" | "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-            options: {
-                [key: string]: unknown;
-            };
-            /** @description The password is never sent back. */
-            has_password: boolean;
-            /** @enum {unknown} */
-            status: "attached" | "unavailable";
-            error: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        UserList: {
-            users: {
-                user_id: number;
-                email: string;
-                display_name: string;
-                is_admin: boolean;
-                is_active: boolean;
-                /** @enum {unknown} */
-                locale: "en" | "fr" | "es";
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                last_login_at: string | null;
-            }[];
-        };
-        Notice: {
-            code: string;
-            message: string;
-            details: {
-                [key: string]: unknown;
-            };
-        };
-        RuleCheck: {
-            /** @description false: the rule would grant nothing (see problems). */
-            valid: boolean;
-            columns: string[];
-            problems: components["schemas"]["Notice"][];
-            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
-            warnings: components["schemas"]["Notice"][];
-        };
-        Preview: {
-            result: components["schemas"]["Result"] | null;
-            refusal: components["schemas"]["Notice"] | null;
-            decisions: {
-                table: string;
-                grants: {
-                    group: string;
-                    /** @enum {unknown} */
-                    kind: "table_rule" | "catalog";
-                    access: boolean;
-                    row_filter: string | null;
-                    hidden_columns: string[];
-                    masked_columns: {
-                        [key: string]: string;
-                    };
-                }[];
-            }[];
         };
         Settings: {
             /**
@@ -2074,8 +1838,45 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        SourceList: {
-            sources: components["schemas"]["Source"][];
+        ColumnMask: {
+            /** @enum {unknown} */
+            kind: "null" | "hash" | "partial" | "expression";
+            keep_first?: number;
+            keep_last?: number;
+            expression?: string;
+        };
+        Notice: {
+            code: string;
+            message: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        RuleCheck: {
+            /** @description false: the rule would grant nothing (see problems). */
+            valid: boolean;
+            columns: string[];
+            problems: components["schemas"]["Notice"][];
+            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
+            warnings: components["schemas"]["Notice"][];
+        };
+        Preview: {
+            result: components["schemas"]["Result"] | null;
+            refusal: components["schemas"]["Notice"] | null;
+            decisions: {
+                table: string;
+                grants: {
+                    group: string;
+                    /** @enum {unknown} */
+                    kind: "table_rule" | "catalog";
+                    access: boolean;
+                    row_filter: string | null;
+                    hidden_columns: string[];
+                    masked_columns: {
+                        [key: string]: string;
+                    };
+                }[];
+            }[];
         };
         ConnectionTest: {
             ok: boolean;
@@ -2090,6 +1891,65 @@ export interface components {
                     reason: "unreachable" | "authentication_failed" | "database_not_found" | "path_not_found" | "unreadable" | "failed";
                 };
             };
+        };
+        Result: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: unknown[][];
+            row_count: number;
+            truncated: boolean;
+            elapsed_ms: number;
+            question_id?: number;
+            card_id?: number;
+            /** @description Dashboard cards: whether the answer came from the result cache. */
+            cached?: boolean;
+            /** Format: date-time */
+            cached_at?: string;
+        };
+        TableColumn: {
+            name: string;
+            type: string;
+            masked: boolean;
+            description: string | null;
+        };
+        TableFreshness: {
+            /**
+             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
+             * @enum {unknown}
+             */
+            source: "lake" | "lake+postgres" | "postgres";
+            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
+            refreshed_at?: string;
+            /** @description The newest day the lake holds (YYYY-MM-DD). */
+            newest_day?: string;
+            /** @description From this day on, rows come from PostgreSQL. */
+            postgres_from?: string;
+            /**
+             * @description Why a table the lake should hold is read from PostgreSQL.
+             * @enum {unknown}
+             */
+            warning?: "not_in_lake" | "older_shape" | "unreadable";
+        };
+        Table: {
+            catalog: string;
+            schema: string;
+            table: string;
+            description: string | null;
+            columns?: components["schemas"]["TableColumn"][];
+            /** @enum {unknown} */
+            matched?: "table" | "columns";
+            freshness?: components["schemas"]["TableFreshness"];
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
+        };
+        DatasourceList: {
+            datasources: {
+                name: string;
+                tables: number;
+            }[];
         };
         Suggestions: {
             suggestions: {
@@ -2184,12 +2044,60 @@ export interface components {
             }[];
             limit?: number;
         };
-        ColumnMask: {
+        ResultColumns: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+        };
+        FilterValues: {
+            values: (string | number | boolean)[];
+            /** @description More values than shown: search. */
+            truncated: boolean;
+        };
+        DashboardCacheCounts: {
+            dashboards: {
+                dashboard_id: number;
+                name: string;
+                cache_ttl_seconds: number;
+                warm_up: boolean;
+                hits: number;
+                misses: number;
+                entries: number;
+                hit_ratio: number | null;
+            }[];
+        };
+        HistoryEntry: {
+            query_id: number;
+            user_id: number | null;
+            user_email: string | null;
             /** @enum {unknown} */
-            kind: "null" | "hash" | "partial" | "expression";
-            keep_first?: number;
-            keep_last?: number;
-            expression?: string;
+            origin: "ui" | "api" | "tool_server" | "embed" | "assistant" | "subscription";
+            sql_text: string;
+            question_id: number | null;
+            /** Format: date-time */
+            started_at: string;
+            duration_ms: number | null;
+            row_count: number | null;
+            /** @enum {unknown} */
+            status: "ok" | "refused" | "failed" | "cancelled";
+            error_code: string | null;
+        };
+        HistoryList: {
+            queries: components["schemas"]["HistoryEntry"][];
+        };
+        AuditEntry: {
+            entry_id: number;
+            /** Format: date-time */
+            at: string;
+            actor_id: number | null;
+            actor: string | null;
+            action: string;
+            target: string | null;
+            details: unknown;
+        };
+        AuditList: {
+            entries: components["schemas"]["AuditEntry"][];
         };
         AssistantProvider: {
             enabled: boolean;
@@ -2603,64 +2511,19 @@ export interface components {
             /** @default  */
             name?: string;
             schedule?: components["schemas"]["Schedule"] | null;
-            condition?: ("has_rows" | "above" | "below" | "changes_by") | null;
-            value_column?: string | null;
-            threshold?: number | null;
-            repeat?: ("once" | "every_time") | null;
             recipients?: components["schemas"]["Recipient"][] | null;
             webhook_url?: string | null;
             webhook_format?: ("json" | "slack") | null;
             paused?: boolean | null;
-        };
-        NewAlert: {
-            /** @description The question watched; its owner must be able to read it. */
-            question_id: number;
-            /** @default  */
-            name?: string;
-            schedule: components["schemas"]["Schedule"];
-            /**
-             * @description has_rows: the result has rows; above / below: `value_column` of the first row crosses
-             *     `threshold`; changes_by: it moved by more than `threshold` percent since the previous check.
-             * @enum {string}
-             */
-            condition: "has_rows" | "above" | "below" | "changes_by";
+            condition?: ("has_rows" | "above" | "below" | "changes_by") | null;
             value_column?: string | null;
             threshold?: number | null;
-            /**
-             * @description once: the alert stops after its first firing; every_time: each check that meets the condition.
-             * @default every_time
-             * @enum {string}
-             */
-            repeat?: "once" | "every_time";
-            /**
-             * @default email
-             * @enum {string}
-             */
-            channel?: "email" | "webhook";
-            /** @default [] */
-            recipients?: components["schemas"]["Recipient"][];
-            webhook_url?: string | null;
-            /**
-             * @default json
-             * @enum {string}
-             */
-            webhook_format?: "json" | "slack";
+            repeat?: ("once" | "every_time") | null;
         };
-        NewSubscription: {
-            /** @enum {string} */
-            target_kind: "dashboard" | "question";
-            /** @description The dashboard's or the question's id; its owner must be able to read it. */
-            target_id: number;
+        NewAlert: {
             /** @default  */
             name?: string;
             schedule: components["schemas"]["Schedule"];
-            /**
-             * @description A dashboard's filter values for this subscription, by filter id or name.
-             * @default {}
-             */
-            filters?: {
-                [key: string]: string;
-            };
             /**
              * @default email
              * @enum {string}
@@ -2677,6 +2540,54 @@ export interface components {
              * @enum {string}
              */
             webhook_format?: "json" | "slack";
+            /** @description The question watched; its owner must be able to read it. */
+            question_id: number;
+            /**
+             * @description has_rows: the result has rows; above / below: `value_column` of the first row crosses
+             *     `threshold`; changes_by: it moved by more than `threshold` percent since the previous check.
+             * @enum {string}
+             */
+            condition: "has_rows" | "above" | "below" | "changes_by";
+            value_column?: string | null;
+            threshold?: number | null;
+            /**
+             * @description once: the alert stops after its first firing; every_time: each check that meets the condition.
+             * @default every_time
+             * @enum {string}
+             */
+            repeat?: "once" | "every_time";
+        };
+        NewSubscription: {
+            /** @default  */
+            name?: string;
+            schedule: components["schemas"]["Schedule"];
+            /**
+             * @default email
+             * @enum {string}
+             */
+            channel?: "email" | "webhook";
+            /**
+             * @description For e-mail: at most 50, each account or address once.
+             * @default []
+             */
+            recipients?: components["schemas"]["Recipient"][];
+            webhook_url?: string | null;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description The dashboard's or the question's id; its owner must be able to read it. */
+            target_id: number;
+            /**
+             * @description A dashboard's filter values for this subscription, by filter id or name.
+             * @default {}
+             */
+            filters?: {
+                [key: string]: string;
+            };
         };
         /**
          * @description One of: `user_id`, a workbench account, which receives what its own rights show at sending
@@ -2713,13 +2624,13 @@ export interface components {
             /** @default  */
             name?: string;
             schedule?: components["schemas"]["Schedule"] | null;
-            filters?: {
-                [key: string]: string;
-            } | null;
             recipients?: components["schemas"]["Recipient"][] | null;
             webhook_url?: string | null;
             webhook_format?: ("json" | "slack") | null;
             paused?: boolean | null;
+            filters?: {
+                [key: string]: string;
+            } | null;
         };
         Dashboard: {
             dashboard_id: number;
@@ -2797,6 +2708,28 @@ export interface components {
             end_variable: string | null;
             column: string | null;
         };
+        Folder: {
+            folder_id: number;
+            name: string;
+            parent_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The caller's access (null: none, for an administrator's view of another's folder). */
+            access: ("view" | "edit") | null;
+            /** @description A person's personal folder, or inside one. */
+            personal: boolean;
+            /** @description The caller's own personal folder, or inside it. */
+            mine: boolean;
+            groups: components["schemas"]["FolderGrant"][];
+        };
+        FolderGrant: {
+            group_id: number;
+            /** @enum {string} */
+            level: "view" | "edit";
+        };
+        FolderList: {
+            folders: components["schemas"]["Folder"][];
+        };
         Group: {
             group_id: number;
             name: string;
@@ -2855,6 +2788,32 @@ export interface components {
         ModelList: {
             models: components["schemas"]["Model"][];
         };
+        /** @description A saved question: SQL with {{variables}}, or a builder definition compiled to SQL. */
+        Question: {
+            question_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            kind: "sql" | "builder";
+            /** @description The builder definition (null for a SQL question). */
+            builder: components["schemas"]["BuilderDefinition"] | null;
+            sql: string;
+            variables: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            visualization: {
+                [key: string]: unknown;
+            };
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        QuestionList: {
+            questions: components["schemas"]["Question"][];
+        };
         ShareTerms: {
             /** @enum {string} */
             kind: "public_link" | "embed";
@@ -2893,10 +2852,99 @@ export interface components {
             /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
             settable: boolean;
         };
+        Source: {
+            source_id: number;
+            name: string;
+            /** @enum {string} */
+            kind: "warehouse" | "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description The password is never sent back. */
+            has_password: boolean;
+            /**
+             * @description Whether this worker has the source attached as a catalog.
+             * @enum {string}
+             */
+            status: "attached" | "unavailable";
+            /** @description Why it is unavailable. */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SourceList: {
+            sources: components["schemas"]["Source"][];
+        };
+        /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
+        User: {
+            user_id: number;
+            email: string;
+            display_name: string;
+            is_admin: boolean;
+            is_active: boolean;
+            /** @enum {string} */
+            locale: "en" | "fr" | "es";
+            /** Format: date-time */
+            created_at: string;
+            last_login_at: string | null;
+            /** @description The person's attributes, which row rules read as {{user.<name>}}. */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /** @description The groups the person is a member of. */
+            groups?: number[];
+        };
+        UserList: {
+            users: components["schemas"]["User"][];
+        };
         /** @description Where a one-of filter takes its values: a column the viewer may read. */
         ValuesSource: {
             table: string;
             column: string;
+        };
+        AssistantQuestion: {
+            /** @description The person's message (Markdown). */
+            content: string;
+        };
+        BuilderCompile: {
+            builder: components["schemas"]["BuilderDefinition"];
+        };
+        BuilderRun: {
+            builder: components["schemas"]["BuilderDefinition"];
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        /** @description A shared card's run: the values of the filters the share lets its visitor set. */
+        CardFilters: {
+            /** @default {} */
+            filters?: {
+                [key: string]: unknown;
+            };
+        };
+        CardRun: {
+            /**
+             * @description Filter values keyed by filter id or name: `{"country": "FR"}`.
+             * @default {}
+             */
+            filters?: {
+                [key: string]: unknown;
+            };
+            row_limit?: number;
+        };
+        CatalogGrants: {
+            /** @description The catalogs whose every table the group reads (replaces the list). */
+            catalogs: string[];
+        };
+        ConversationTitle: {
+            title: string;
+        };
+        /** @description A sign-in to the web application (POST /session). */
+        Credentials: {
+            email: string;
+            password: string;
         };
         /**
          * @description A change of a dashboard: only the fields given change; `tabs`, `cards` and `filters`, when
@@ -2922,6 +2970,26 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        EmbeddingSecretRequest: {
+            name: string;
+            /** @description The group whose rights the embedded dashboards are read with. */
+            group_id: number;
+            /**
+             * @description The host pages' origins, such as https://www.example.com
+             * @default []
+             */
+            allowed_origins?: string[];
+        };
+        /** @description The first-run setup's form: the setup link's token, then the first administrator. */
+        FirstAdministrator: {
+            token: string;
+            email: string;
+            password: string;
+            /** @default  */
+            display_name?: string;
+            /** @enum {string} */
+            locale: "en" | "fr" | "es";
+        };
         FolderAccess: {
             /** @description The group's access to the folder: null (or none given) removes it. */
             level?: ("view" | "edit") | null;
@@ -2929,12 +2997,30 @@ export interface components {
         FolderName: {
             name: string;
         };
+        MetricQuery: {
+            /**
+             * @description The metric's dimensions to group by.
+             * @default []
+             */
+            dimensions?: string[];
+            row_limit?: number;
+        };
         /** @description A change of a model: only the fields given change. */
         ModelChange: {
             name?: string;
             /** @description One SELECT statement (a trailing semicolon is dropped). */
             sql?: string;
             description?: string;
+        };
+        /** @description A statement sent to one source as written. */
+        NativeSql: {
+            catalog: string;
+            sql: string;
+            row_limit?: number;
+        };
+        NewConversation: {
+            /** @default  */
+            title?: string;
         };
         NewDashboard: {
             name: string;
@@ -2990,6 +3076,10 @@ export interface components {
             /** @description The folder (the creator's personal folder when left out). */
             folder_id?: number;
         };
+        NewPassword: {
+            token: string;
+            password: string;
+        };
         NewQuestion: {
             name: string;
             description?: string;
@@ -3004,6 +3094,116 @@ export interface components {
             visualization?: {
                 [key: string]: unknown;
             };
+        };
+        NewSource: {
+            /** @description A catalog's name: letters, digits and underscores, not starting with a digit. */
+            name: string;
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            /** @description postgres, mysql, couchdb and snowflake: sealed, never sent back. */
+            password?: string;
+        };
+        NewTheme: {
+            name: string;
+            /**
+             * @description The theme's settings (the defaults for those left out).
+             * @default {}
+             */
+            settings?: components["schemas"]["ThemeSettings"];
+        };
+        NewUser: {
+            email: string;
+            /** @description Left out: the person sets one with a password link. */
+            password?: string;
+            /** @default  */
+            display_name?: string;
+            /** @default false */
+            is_admin?: boolean;
+            /**
+             * @description The settings' default language when left out.
+             * @enum {string}
+             */
+            locale?: "en" | "fr" | "es";
+        };
+        PasswordLinkRequest: {
+            /**
+             * @default reset
+             * @enum {string}
+             */
+            purpose?: "invite" | "reset";
+        };
+        PasswordLinkToken: {
+            token: string;
+        };
+        PreviewStatement: {
+            /** @description A sample statement, run as the person. */
+            sql: string;
+        };
+        /** @description One's own display name and language (of the interface and of API messages). */
+        ProfileChange: {
+            display_name?: string;
+            /** @enum {string} */
+            locale?: "en" | "fr" | "es";
+        };
+        ProviderChange: {
+            base_url?: string | null;
+            model?: string | null;
+            organization?: string | null;
+            api_key?: string | null;
+            /** @description Extra HTTP headers sent to the provider (replace the stored ones). */
+            headers?: {
+                [key: string]: string;
+            };
+            max_tool_rounds?: number | null;
+            max_rows?: number | null;
+            max_result_chars?: number | null;
+            requests_per_hour?: number | null;
+            tokens_per_hour?: number | null;
+            timeout_seconds?: number | null;
+        };
+        PublicLinkRequest: {
+            /**
+             * @description The filters a visitor may set, by name (the others keep their defaults).
+             * @default []
+             */
+            allowed_filters?: string[];
+            /**
+             * @description Whether the link offers the dashboard as PDF.
+             * @default false
+             */
+            allow_pdf?: boolean;
         };
         /** @description A change of a question: only the fields given change. */
         QuestionChange: {
@@ -3020,6 +3220,277 @@ export interface components {
             visualization?: {
                 [key: string]: unknown;
             };
+        };
+        QuestionDownload: {
+            /**
+             * @description Values of the question's variables (their defaults for those left out).
+             * @default {}
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
+            row_limit?: number;
+        };
+        QuestionRun: {
+            /**
+             * @description Values of the question's variables (their defaults for those left out).
+             * @default {}
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            row_limit?: number;
+        };
+        RuleToCheck: {
+            catalog: string;
+            schema: string;
+            table: string;
+            row_filter?: string | null;
+        };
+        SettingsChange: {
+            /**
+             * @description The language of accounts created without one.
+             * @enum {string}
+             */
+            default_locale?: "en" | "fr" | "es";
+            /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
+            public_sharing?: boolean;
+            /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
+            external_recipients?: boolean;
+            embed_max_lifetime_seconds?: number;
+            public_link_requests_per_minute?: number;
+        };
+        /** @description A sign-in for an API token. */
+        SignIn: {
+            email: string;
+            password: string;
+            /**
+             * @description The new token's name.
+             * @default sign-in
+             */
+            name?: string;
+        };
+        /**
+         * @description A field given replaces the stored one; null clears it (the environment's value applies again);
+         *     `client_secret` "" or null clears the secret.
+         */
+        SingleSignOnChange: {
+            issuer?: string | null;
+            client_id?: string | null;
+            scopes?: string | null;
+            display_name?: string | null;
+            email_claim?: string;
+            name_claim?: string;
+            groups_claim?: string;
+            attribute_claims?: {
+                [key: string]: string;
+            };
+            group_mapping?: {
+                [key: string]: string;
+            };
+            groups_by_name?: boolean;
+            create_accounts?: boolean;
+            password_sign_in?: boolean;
+            break_glass_email?: string | null;
+            client_secret?: string | null;
+        };
+        SourceChange: {
+            /** @description Merged into the source's options (null removes one). */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+            /** @default false */
+            clear_password?: boolean;
+        };
+        /** @description A source as the form describes it, reached before it is saved. */
+        SourceProbe: {
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+        };
+        /** @description A saved source reached with the form's changed options or new password (nothing is saved). */
+        SourceRetest: {
+            /**
+             * @description Connection options of the source's kind (unknown ones are refused).
+             * @default {}
+             */
+            options?: {
+                host?: string;
+                port?: number;
+                database?: string;
+                user?: string;
+                sslmode?: string;
+                path?: string;
+                default_schema?: string;
+                /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
+                schemas?: string[] | null;
+                /** @description couchdb: the server's http(s) address, without credentials. */
+                url?: string;
+                /** @description couchdb: only these databases become tables (all but _system ones when unset). */
+                databases?: string[];
+                /** @description couchdb: documents read per database to infer its columns (1000). */
+                sample_size?: number;
+                /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
+                max_rows?: number;
+                account?: string;
+                warehouse?: string;
+                role?: string;
+                /** @description snowflake: only this schema's tables (all when unset). */
+                schema?: string;
+                /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
+                private_key_path?: string;
+                /** @enum {unknown} */
+                protocol?: "http" | "https";
+            };
+            password?: string;
+        };
+        SqlAutocomplete: {
+            sql: string;
+            /** @description Where the suggestions are for (the end of the statement when left out). */
+            cursor?: number;
+        };
+        SqlDownload: {
+            sql: string;
+            /** @default {} */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @default {} */
+            variable_types?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        /** @description One read statement, run under the caller's permissions (variables bound as values). */
+        SqlRun: {
+            sql: string;
+            /** @default {} */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @default {} */
+            variable_types?: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            /** @description Most rows the answer holds (the server's bound when left out). */
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
+        SqlToFormat: {
+            sql: string;
+        };
+        StatementCancel: {
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id: string;
+        };
+        /** @description A group's rule for one table (it replaces the group's rule for that table). */
+        TableRule: {
+            catalog: string;
+            schema: string;
+            table: string;
+            /**
+             * @description false: the group may not read the table, whatever its catalogs grant.
+             * @default true
+             */
+            access?: boolean;
+            row_filter?: string | null;
+            /** @default [] */
+            hidden_columns?: string[];
+            /** @default {} */
+            masked_columns?: {
+                [key: string]: components["schemas"]["ColumnMask"];
+            };
+        };
+        ThemeAssignment: {
+            /** @description The theme of the folder or dashboard; null: the one it inherits. */
+            theme_id: number | null;
+        };
+        /** @description A rename and/or the settings replaced whole. */
+        ThemeChange: {
+            name?: string;
+            settings?: components["schemas"]["ThemeSettings"];
+        };
+        TokenRequest: {
+            /** @default  */
+            name?: string;
+        };
+        UserAttributes: {
+            /** @description Replace the person's attributes, which row rules read as {{user.<name>}}. */
+            attributes: {
+                [key: string]: (string | number | boolean) | (string | number | boolean)[];
+            };
+        };
+        /** @description A change of an account: only the fields given change. */
+        UserChange: {
+            display_name?: string;
+            /** @enum {string} */
+            locale?: "en" | "fr" | "es";
+            is_admin?: boolean;
+            is_active?: boolean;
+            password?: string;
         };
     };
     responses: never;
@@ -3124,11 +3595,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password: string;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["SignIn"];
             };
         };
         responses: {
@@ -3316,10 +3783,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["Credentials"];
             };
         };
         responses: {
@@ -3608,14 +4072,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                    email: string;
-                    password: string;
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["FirstAdministrator"];
             };
         };
         responses: {
@@ -3812,11 +4269,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["ProfileChange"];
             };
         };
         responses: {
@@ -3995,14 +4448,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    password?: string;
-                    display_name?: string;
-                    is_admin?: boolean;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                };
+                "application/json": components["schemas"]["NewUser"];
             };
         };
         responses: {
@@ -4185,14 +4631,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string;
-                    /** @enum {unknown} */
-                    locale?: "en" | "fr" | "es";
-                    is_admin?: boolean;
-                    is_active?: boolean;
-                    password?: string;
-                };
+                "application/json": components["schemas"]["UserChange"];
             };
         };
         responses: {
@@ -4292,13 +4731,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description reset when left out
-                     * @enum {unknown}
-                     */
-                    purpose?: "invite" | "reset";
-                };
+                "application/json": components["schemas"]["PasswordLinkRequest"];
             };
         };
         responses: {
@@ -4394,9 +4827,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["PasswordLinkToken"];
             };
         };
         responses: {
@@ -4505,10 +4936,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["NewPassword"];
             };
         };
         responses: {
@@ -4615,11 +5043,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attributes: {
-                        [key: string]: (string | number | boolean) | (string | number | boolean)[];
-                    };
-                };
+                "application/json": components["schemas"]["UserAttributes"];
             };
         };
         responses: {
@@ -4802,9 +5226,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                };
+                "application/json": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
@@ -4983,16 +5405,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    default_locale?: "en" | "fr" | "es";
-                    /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
-                    public_sharing?: boolean;
-                    /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
-                    external_recipients?: boolean;
-                    embed_max_lifetime_seconds?: number;
-                    public_link_requests_per_minute?: number;
-                };
+                "application/json": components["schemas"]["SettingsChange"];
             };
         };
         responses: {
@@ -5783,9 +6196,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalogs: string[];
-                };
+                "application/json": components["schemas"]["CatalogGrants"];
             };
         };
         responses: {
@@ -5885,17 +6296,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    schema: string;
-                    table: string;
-                    access?: boolean;
-                    row_filter?: string | null;
-                    hidden_columns?: string[];
-                    masked_columns?: {
-                        [key: string]: components["schemas"]["ColumnMask"];
-                    };
-                };
+                "application/json": components["schemas"]["TableRule"];
             };
         };
         responses: {
@@ -5993,12 +6394,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    schema: string;
-                    table: string;
-                    row_filter?: string | null;
-                };
+                "application/json": components["schemas"]["RuleToCheck"];
             };
         };
         responses: {
@@ -6096,9 +6492,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                };
+                "application/json": components["schemas"]["PreviewStatement"];
             };
         };
         responses: {
@@ -6361,41 +6755,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {unknown} */
-                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["NewSource"];
             };
         };
         responses: {
@@ -6576,40 +6936,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {unknown} */
-                    kind: "postgres" | "mysql" | "sqlite" | "duckdb" | "files" | "couchdb" | "snowflake";
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["SourceProbe"];
             };
         };
         responses: {
@@ -6707,38 +7034,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                };
+                "application/json": components["schemas"]["SourceRetest"];
             };
         };
         responses: {
@@ -7004,39 +7300,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Connection options of the source's kind (unknown ones are refused). */
-                    options?: {
-                        host?: string;
-                        port?: number;
-                        database?: string;
-                        user?: string;
-                        sslmode?: string;
-                        path?: string;
-                        default_schema?: string;
-                        /** @description PostgreSQL, MySQL, DuckDB and the warehouse: only the tables of these schemas exist in the workbench (all schemas when unset; the warehouse keeps `analytics`). null removes the limit. */
-                        schemas?: string[] | null;
-                        /** @description couchdb: the server's http(s) address, without credentials. */
-                        url?: string;
-                        /** @description couchdb: only these databases become tables (all but _system ones when unset). */
-                        databases?: string[];
-                        /** @description couchdb: documents read per database to infer its columns (1000). */
-                        sample_size?: number;
-                        /** @description couchdb, snowflake: most rows one statement may read from the source (100000); a statement over it fails. */
-                        max_rows?: number;
-                        account?: string;
-                        warehouse?: string;
-                        role?: string;
-                        /** @description snowflake: only this schema's tables (all when unset). */
-                        schema?: string;
-                        /** @description snowflake: an unencrypted PEM private key on the server (key pair). */
-                        private_key_path?: string;
-                        /** @enum {unknown} */
-                        protocol?: "http" | "https";
-                    };
-                    password?: string;
-                    clear_password?: boolean;
-                };
+                "application/json": components["schemas"]["SourceChange"];
             };
         };
         responses: {
@@ -7132,18 +7396,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    variable_types?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["SqlRun"];
             };
         };
         responses: {
@@ -7239,19 +7492,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    variable_types?: {
-                        [key: string]: "text" | "number" | "date" | "list";
-                    };
-                    /** @description At most the export row bound (ANALYTICS_WORKBENCH_EXPORT_ROW_LIMIT, 1,000,000 by default). */
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["SqlDownload"];
             };
         };
         responses: {
@@ -7347,10 +7588,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id: string;
-                };
+                "application/json": components["schemas"]["StatementCancel"];
             };
         };
         responses: {
@@ -7446,12 +7684,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    builder: components["schemas"]["BuilderDefinition"];
-                    row_limit?: number;
-                    /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
-                    statement_id?: string;
-                };
+                "application/json": components["schemas"]["BuilderRun"];
             };
         };
         responses: {
@@ -7547,9 +7780,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    builder: components["schemas"]["BuilderDefinition"];
-                };
+                "application/json": components["schemas"]["BuilderCompile"];
             };
         };
         responses: {
@@ -7645,11 +7876,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    catalog: string;
-                    sql: string;
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["NativeSql"];
             };
         };
         responses: {
@@ -7745,9 +7972,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                };
+                "application/json": components["schemas"]["SqlToFormat"];
             };
         };
         responses: {
@@ -7843,10 +8068,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sql: string;
-                    cursor?: number;
-                };
+                "application/json": components["schemas"]["SqlAutocomplete"];
             };
         };
         responses: {
@@ -9192,12 +9414,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["QuestionRun"];
             };
         };
         responses: {
@@ -9380,12 +9597,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    variables?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["QuestionDownload"];
             };
         };
         responses: {
@@ -10275,10 +10487,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    dimensions?: string[];
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["MetricQuery"];
             };
         };
         responses: {
@@ -10905,12 +11114,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                    row_limit?: number;
-                };
+                "application/json": components["schemas"]["CardRun"];
             };
         };
         responses: {
@@ -11355,21 +11559,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    base_url?: string | null;
-                    model?: string | null;
-                    api_key?: string | null;
-                    organization?: string | null;
-                    headers?: {
-                        [key: string]: string;
-                    };
-                    max_tool_rounds?: number | null;
-                    max_rows?: number | null;
-                    max_result_chars?: number | null;
-                    requests_per_hour?: number | null;
-                    tokens_per_hour?: number | null;
-                    timeout_seconds?: number | null;
-                };
+                "application/json": components["schemas"]["ProviderChange"];
             };
         };
         responses: {
@@ -11714,9 +11904,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title?: string;
-                };
+                "application/json": components["schemas"]["NewConversation"];
             };
         };
         responses: {
@@ -11982,9 +12170,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    title: string;
-                };
+                "application/json": components["schemas"]["ConversationTitle"];
             };
         };
         responses: {
@@ -12082,9 +12268,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    content: string;
-                };
+                "application/json": components["schemas"]["AssistantQuestion"];
             };
         };
         responses: {
@@ -12299,10 +12483,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    settings?: components["schemas"]["ThemeSettings"];
-                };
+                "application/json": components["schemas"]["NewTheme"];
             };
         };
         responses: {
@@ -12485,10 +12666,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    settings?: components["schemas"]["ThemeSettings"];
-                };
+                "application/json": components["schemas"]["ThemeChange"];
             };
         };
         responses: {
@@ -13036,9 +13214,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    theme_id: number | null;
-                };
+                "application/json": components["schemas"]["ThemeAssignment"];
             };
         };
         responses: {
@@ -13221,9 +13397,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    theme_id: number | null;
-                };
+                "application/json": components["schemas"]["ThemeAssignment"];
             };
         };
         responses: {
@@ -13749,26 +13923,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    issuer?: string | null;
-                    client_id?: string | null;
-                    client_secret?: string | null;
-                    scopes?: string | null;
-                    display_name?: string | null;
-                    email_claim?: string;
-                    name_claim?: string;
-                    groups_claim?: string;
-                    attribute_claims?: {
-                        [key: string]: string;
-                    };
-                    group_mapping?: {
-                        [key: string]: string;
-                    };
-                    groups_by_name?: boolean;
-                    create_accounts?: boolean;
-                    password_sign_in?: boolean;
-                    break_glass_email?: string | null;
-                };
+                "application/json": components["schemas"]["SingleSignOnChange"];
             };
         };
         responses: {
@@ -13951,14 +14106,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    allowed_filters?: string[];
-                    /**
-                     * @description Whether the link offers the dashboard as PDF.
-                     * @default false
-                     */
-                    allow_pdf?: boolean;
-                };
+                "application/json": components["schemas"]["PublicLinkRequest"];
             };
         };
         responses: {
@@ -14221,11 +14369,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    group_id: number;
-                    allowed_origins?: string[];
-                };
+                "application/json": components["schemas"]["EmbeddingSecretRequest"];
             };
         };
         responses: {
@@ -14503,11 +14647,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -14616,11 +14756,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -15204,11 +15340,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {
@@ -15309,11 +15441,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": {
-                    filters?: {
-                        [key: string]: unknown;
-                    };
-                };
+                "application/json": components["schemas"]["CardFilters"];
             };
         };
         responses: {

@@ -1,0 +1,112 @@
+"""The statement path's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in): SQL
+runs, the builder, the schema browser; the request components come from the models of `shapes.py`."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench_app.openapi_vocabulary import (INT as _INT, NULL_STR as _NULL_STR, OBJECT as _OBJECT,
+                                              SHORT_TEXT as _TEXT, STAMP as _STAMP, STR as _STR, model_body,
+                                              object_of as _object, ref as _ref)
+from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete,
+                                             SqlDownload, SqlRun, SqlToFormat, StatementCancel)
+
+ANSWERS = ()
+REQUESTS = (SqlRun, SqlDownload, StatementCancel, NativeSql, SqlToFormat, SqlAutocomplete, BuilderCompile, BuilderRun)
+_VARIABLE_TYPES = VARIABLE_TYPES_SCHEMA
+_CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
+                       "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
+        "content": {"text/csv": {"schema": {"type": "string"}}}}
+_COLUMN_REF = {"column": _STR, "from": {"enum": ["base", "join"], "default": "base"}}
+_UNIT = {"enum": ["hour", "day", "week", "month", "quarter", "year"]}
+_TABLE_REF = _object({"catalog": _STR, "schema": _STR, "table": _STR})
+
+
+def csv_download(operation: dict[str, Any]) -> dict[str, Any]:
+    """An operation that answers a CSV file (a SQL run's, a question's)."""
+    operation["responses"]["200"] = _CSV
+    return operation
+
+
+_csv = csv_download
+
+SCHEMAS: dict[str, Any] = {
+    "Result": _object({
+        "columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})},
+        "rows": {"type": "array", "items": {"type": "array"}},
+        "row_count": _INT, "truncated": {"type": "boolean"}, "elapsed_ms": {"type": "number"},
+        "question_id": _INT, "card_id": _INT,
+        "cached": {"type": "boolean", "description": "Dashboard cards: whether the answer came from the result cache."},
+        "cached_at": _STAMP}, optional=("question_id", "card_id", "cached", "cached_at")),
+    "TableColumn": _object({"name": _STR, "type": _STR, "masked": {"type": "boolean"}, "description": _NULL_STR}),
+    "TableFreshness": _object({
+        "source": {"enum": ["lake", "lake+postgres", "postgres"],
+                   "description": "Where the table is read from: the lake's files, the lake and PostgreSQL for "
+                                  "the days after postgres_from, or PostgreSQL."},
+        "refreshed_at": {**_STR, "description": "When the lake's copy was last refreshed (ISO 8601, UTC)."},
+        "newest_day": {**_STR, "description": "The newest day the lake holds (YYYY-MM-DD)."},
+        "postgres_from": {**_STR, "description": "From this day on, rows come from PostgreSQL."},
+        "warning": {"enum": ["not_in_lake", "older_shape", "unreadable"],
+                    "description": "Why a table the lake should hold is read from PostgreSQL."}},
+        optional=("refreshed_at", "newest_day", "postgres_from", "warning")),
+    "Table": _object({"catalog": _STR, "schema": _STR, "table": _STR, "description": _NULL_STR,
+                      "columns": {"type": "array", "items": _ref("TableColumn")},
+                      "matched": {"enum": ["table", "columns"]}, "freshness": _ref("TableFreshness")},
+                     optional=("columns", "matched", "freshness")),
+    "TableList": _object({"tables": {"type": "array", "items": _ref("Table")}}),
+    "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
+    "Suggestions": _object({"suggestions": {"type": "array", "items": _object(
+        {"label": _STR, "kind": _STR, "detail": _NULL_STR})}}),
+    "FormattedSql": _object({"sql": _STR}),
+    "Cancelling": _object({"statement_id": _STR}),
+    "CompiledBuilder": _object({
+        "sql": {"type": "string", "description": "Runnable: the values written as SQL literals, formatted."},
+        "template": {"type": "string", "description": "The same statement with `{{variables}}`."},
+        "variable_types": _VARIABLE_TYPES, "variables": _OBJECT}),
+    "BuilderDefinition": {
+        "type": "object", "required": ["table"],
+        "description": "A question builder definition (see workbench_app/content/builder.py).",
+        "properties": {
+            "table": _TABLE_REF,
+            "join": _object({"table": _TABLE_REF, "kind": {"enum": ["inner", "left"], "default": "inner"},
+                             "on": {"type": "array", "minItems": 1, "maxItems": 10,
+                                    "items": _object({"left": _STR, "right": _STR})}}, optional=("kind",)),
+            "filters": {"type": "array", "maxItems": 50, "items": {
+                "type": "object", "required": ["column", "operator"], "properties": {
+                    **_COLUMN_REF, "operator": {"enum": [
+                        "=", "!=", "<", "<=", ">", ">=", "is null", "is not null", "is empty", "is not empty",
+                        "contains", "starts with", "in", "between", "relative"]},
+                    "value": {"description": "A value; a list for in (non-empty) and between (two); "
+                                             "{last, unit} or {current} for relative."}}}},
+            "breakouts": {"type": "array", "maxItems": 20, "items": {"oneOf": [
+                _STR, {"type": "object", "required": ["column"], "properties": {**_COLUMN_REF, "bucket": _UNIT}}]}},
+            "aggregations": {"type": "array", "maxItems": 20, "items": {
+                "type": "object", "required": ["function"], "properties": {
+                    **_COLUMN_REF, "function": {"enum": ["count", "count_distinct", "sum", "avg", "min", "max"]}}}},
+            "order_by": {"type": "array", "maxItems": 20, "items": {"type": "object", "properties": {
+                **_COLUMN_REF, "alias": _STR, "direction": {"enum": ["asc", "desc"]}}}},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100_000}}},
+}
+
+
+def paths(op, also) -> dict[str, Any]:
+    """The paths, built with the document's own helpers (`_operation`, `_also`)."""
+    return {
+        "/sql": {"post": op("Run SQL", "sql", body=model_body(SqlRun), result=_ref("Result"))},
+        "/sql/csv": {"post": _csv(op("Download SQL as CSV", "sql", body=model_body(SqlDownload)))},
+        "/sql/cancel": {"post": op(
+            "Cancel a running statement", "sql", ok=202, result=_ref("Cancelling"),
+            body=model_body(StatementCancel))},
+        "/builder/run": {"post": op("Run a builder definition", "builder", body=model_body(BuilderRun), result=_ref("Result"))},
+        "/builder/sql": {"post": op("Compile a builder definition to SQL", "builder", result=_ref("CompiledBuilder"),
+                                    body=model_body(BuilderCompile))},
+        "/sql/native": {"post": op("Run native SQL", "sql", result=_ref("Result"),
+                                           body=model_body(NativeSql))},
+        "/sql/format": {"post": op("Format SQL", "sql", result=_ref("FormattedSql"),
+                                        body=model_body(SqlToFormat))},
+        "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", result=_ref("Suggestions"),
+                                                body=model_body(SqlAutocomplete))},
+        "/datasources": {"get": op("List datasources", "schema", result=_ref("DatasourceList"))},
+        "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query={"catalog": _TEXT, "search": _TEXT})},
+        "/schema/tables/{name}": {"get": {**op("Describe a table", "schema", result=_ref("Table")), "parameters": [
+            {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
+    }
