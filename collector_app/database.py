@@ -11,7 +11,6 @@ from typing import Iterator
 
 import psycopg
 from flask import Flask, current_app
-from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from collector_app.errors import ApiError
@@ -36,28 +35,6 @@ def _on_return(conn: psycopg.Connection) -> None:
     check_unless_recent.note(conn)
 
 
-class _Pool(ConnectionPool):
-    """A pool whose idle connections go back in the returning thread.
-
-    With a `reset` function, psycopg_pool hands every returned connection to one of its worker
-    threads (the reset may need a round trip): a thread woken, and the GIL passed to it and back,
-    on every server batch's key check. A connection handed back idle needs no round trip
-    (`_on_return` sets an attribute, and the pool's own reset does nothing for it), so it is put
-    back here; one in a transaction still goes to a worker, which rolls it back.
-    (psycopg_pool internals, checked on 3.3: without `_return_connection`, every return goes to
-    a worker as before.)"""
-
-    def _putconn(self, conn, from_getconn: bool) -> None:
-        if _RETURN_INLINE and conn.pgconn.transaction_status == TransactionStatus.IDLE:
-            self._return_connection(conn, from_getconn=from_getconn)
-        else:
-            super()._putconn(conn, from_getconn)
-
-
-_RETURN_INLINE = callable(getattr(ConnectionPool, "_return_connection", None)) and \
-    callable(getattr(ConnectionPool, "_putconn", None))
-
-
 def get_pool(app: Flask | None = None) -> ConnectionPool:
     """The app's pool, created on the first call (thread-safe)."""
     app = app or current_app._get_current_object()
@@ -68,7 +45,7 @@ def get_pool(app: Flask | None = None) -> ConnectionPool:
         pool = app.extensions.get(_POOL_KEY)
         if pool is None:
             url = server_url(app.config["ANALYTICS_SETTINGS"])
-            pool = _Pool(url, min_size=1, max_size=POOL_MAX_SIZE, timeout=POOL_TIMEOUT_SECONDS,
+            pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX_SIZE, timeout=POOL_TIMEOUT_SECONDS,
                                   check=check_unless_recent, reset=_on_return, open=False,
                                   name="collector")
             pool.open(wait=False)
