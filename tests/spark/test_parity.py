@@ -7,6 +7,7 @@ key, money and shares with a tolerance.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -21,9 +22,13 @@ from pyhive import hive
 
 from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable, spark_dbt_environment
 from pipelines.lake.export import LakeWriter
+from pipelines.lake.layout import ANALYTICS, Lake
+from pipelines.lake.spark import SparkViewsWriter
 from pipelines.settings import Settings
 from tests.conftest import TEST_SECRET
+from tests.lake.test_workbench_reads import ADMIN, warehouse_engine
 from tests.pipeline.conftest import built_database  # noqa: F401 - the module's shop, built on PostgreSQL
+from workbench_app.engine import EngineError, GroupPermissions, TableRule, UserContext
 
 pytestmark = pytest.mark.slow
 
@@ -205,3 +210,48 @@ def test_descriptions_reach_the_metastore(spark_build):
             assert described, f"{model}: no documented column found in the metastore"
             assert {name: comments[name] for name in described} == described, model
 
+
+# The workbench's statements of tests/lake/test_workbench_reads.py, on what Spark built.
+WORKBENCH_STATEMENTS = [
+    "SELECT count(*) FROM events",
+    "SELECT channel, count(*) FROM visits GROUP BY 1 ORDER BY 1",
+    "SELECT path, count(*) AS views FROM pageviews GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20",
+    "SELECT attribution_model, round(sum(credit), 6) FROM attribution GROUP BY 1 ORDER BY 1",
+    "SELECT count(*) FROM events e JOIN visits v USING (visit_id)",
+    "SELECT * FROM channel_rules ORDER BY rule_position",
+    "SELECT order_id, revenue, item_count, quantity FROM orders ORDER BY 1",
+    "SELECT conversion_kind, goal_name, channel FROM conversions ORDER BY 1, 2",
+    "SELECT step_name, sum(visits_reaching_step) FROM ecommerce_funnel GROUP BY 1 ORDER BY 1",
+]
+
+
+def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build):
+    """Spark's views written into the lake's folders (part-0.parquet per partition, _lake.json) are
+    what the workbench reads, through its real query path and permission rewrite, with the answers
+    PostgreSQL gives."""
+    cluster = spark_build["cluster"]
+    settings = Settings(home=cluster.home, database_url=spark_build["url"], server_secret_value=TEST_SECRET,
+                        lake_dir=cluster.lake_path)
+    with LakeWriter(settings, spark_build["url"]).open() as writer:
+        results = SparkViewsWriter(writer, cluster.bind_host, cluster.spark_thrift_port).refresh_views()
+    written = {result.table: result for result in results}
+    assert {"visits", "pageviews", "attribution", "orders", "conversions", "channel_rules"} <= set(written)
+    lake = Lake(settings.lake_path)
+    visits = lake.read_state(ANALYTICS, "visits")
+    assert visits.extra["built_by"] == "spark" and visits.layout == "site_day" and visits.rows == written["visits"].rows
+    assert all(path.name == "part-0.parquet" for path in lake.partitions(ANALYTICS, "visits").values())
+    assert not any((settings.lake_path / ".staging").iterdir())
+
+    lake_engine = warehouse_engine(settings)
+    postgres_engine = warehouse_engine(dataclasses.replace(settings, workbench_reads="postgres"))
+    freshness = lake_engine.lake_freshness()["warehouse"]
+    assert {name: freshness[name].source for name in ("visits", "attribution", "channel_rules")} == \
+        {"visits": "lake", "attribution": "lake", "channel_rules": "lake"}
+    for sql in WORKBENCH_STATEMENTS:
+        assert lake_engine.run(sql, ADMIN).rows == postgres_engine.run(sql, ADMIN).rows, sql
+    analyst = UserContext("analyst", (GroupPermissions("fr", table_rules=(
+        TableRule("warehouse", "analytics", "pageviews", row_filter="path = '/pricing'",
+                  hidden_columns=frozenset({"url"})),)),), {})
+    assert lake_engine.run("SELECT DISTINCT path FROM pageviews", analyst).rows == [("/pricing",)]
+    with pytest.raises(EngineError):
+        lake_engine.run("SELECT url FROM pageviews", analyst)
