@@ -220,7 +220,7 @@ WORKBENCH_STATEMENTS = [
     "SELECT count(*) FROM events e JOIN visits v USING (visit_id)",
     "SELECT * FROM channel_rules ORDER BY rule_position",
     "SELECT order_id, revenue, item_count, quantity FROM orders ORDER BY 1",
-    "SELECT conversion_kind, goal_name, channel FROM conversions ORDER BY 1, 2",
+    "SELECT conversion_kind, goal_name, channel FROM conversions ORDER BY 1, 2, 3",
     "SELECT step_name, sum(visits_reaching_step) FROM ecommerce_funnel GROUP BY 1 ORDER BY 1",
 ]
 
