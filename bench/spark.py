@@ -207,11 +207,11 @@ def main() -> None:
                     parents = {name: process.pid for name, process in cluster.processes.items()}
                     with JvmPeaks(parents) as peaks:
                         full = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
+                        full_by_workers[workers] = full
+                        cores = workers
+                        print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core")
                         export(settings, url, [history_end.date()])
                         incremental = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
-                full_by_workers[workers] = full
-                cores = workers
-                print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core")
                 print(f"   incremental day {incremental:7.1f} s  (a whole build: {loaded + day:,} events, "
                       f"{(loaded + day) / incremental / cores:,.0f} events/s per worker core)")
                 for role, peak in sorted(peaks.peaks.items()):
