@@ -2,7 +2,7 @@
 
 {#- One fingerprint of every site's goals: a goal added, edited or removed changes it. -#}
 {% macro goals_fingerprint() -%}
-    (select md5(coalesce(string_agg(goals::text, '|' order by goals.goal_id), '')) as goals_fingerprint
+    (select {{ goals_fingerprint_of('goals') }} as goals_fingerprint
        from {{ ref('stg_collect__goals') }} as goals)
 {%- endmacro %}
 

@@ -59,7 +59,7 @@
 {%- endmacro %}
 
 {% macro spark__regex_capture(expression, pattern) -%}
-    case when {{ expression }} rlike '{{ pattern }}' then regexp_extract({{ expression }}, '{{ pattern }}', 1) end
+    case when {{ expression }} rlike r'{{ pattern }}' then regexp_extract({{ expression }}, r'{{ pattern }}', 1) end
 {%- endmacro %}
 
 {#- A key of a JSON object column as text (`props ->> 'key'`; the events' JSON is text on Spark). -#}

@@ -56,8 +56,3 @@
 {% macro postgres__registrable_host(column) -%}
     nullif(regexp_replace(lower(btrim({{ column }})), '^www\.', ''), '')
 {%- endmacro %}
-
-{#- A goal path pattern (`*` matches any characters) as a LIKE pattern. -#}
-{% macro path_pattern_to_like(column) -%}
-    replace(replace(replace(replace({{ column }}, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%')
-{%- endmacro %}

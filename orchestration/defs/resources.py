@@ -3,6 +3,9 @@
 Embedded database (no ANALYTICS_DATABASE_URL): the URL is found at run time from the embedded
 server under ANALYTICS_HOME, so loading the definitions never needs a running database.
 Configured database: its URL. Tests pass their own Settings.
+
+The dbt target follows the engine (ANALYTICS_ENGINE): PostgreSQL by default, the Spark cluster's
+Thrift server with `spark`; the same asset graph runs on either (docs/data-engineer/spark.md).
 """
 
 import os
@@ -14,7 +17,8 @@ from dagster_dbt import DbtCliResource
 
 from orchestration.defs.dbt.project import analytics_dbt_project
 from pipelines.database import connection
-from pipelines.dbt_environment import dbt_environment, dbt_executable
+from pipelines.dbt_environment import dbt_environment, dbt_executable, spark_dbt_environment
+from pipelines.lake.export import LakeWriter
 from pipelines.settings import Settings
 
 
@@ -24,11 +28,25 @@ class Warehouse(ConfigurableResource):
     home: str
     database_url: str = ""
     lake_dir: str = ""
+    # The engine that builds the models ("postgres" or "spark") and, for Spark, its Thrift server.
+    engine: str = "postgres"
+    spark_host: str = "127.0.0.1"
+    spark_thrift_port: int = 10000
 
     def settings(self) -> Settings:
         base = Settings.from_env()
         return Settings(home=Path(self.home), database_url=self.database_url or None,
-                        server_secret_value=base.server_secret_value, lake_dir=Path(self.lake_dir) if self.lake_dir else None)
+                        server_secret_value=base.server_secret_value, lake_dir=Path(self.lake_dir) if self.lake_dir else None,
+                        engine=self.engine, bind_host=self.spark_host, spark_thrift_port=self.spark_thrift_port)
+
+    def dbt_environment(self) -> dict[str, str]:
+        """What profiles.yml reads: PostgreSQL's connection always (the spark target's macros read
+        nothing of it, the lake's export does), and the target with, for Spark, the Thrift server
+        and the lake."""
+        env = {**dbt_environment(self.url()), "ANALYTICS_DBT_TARGET": self.engine}
+        if self.engine == "spark":
+            env.update(spark_dbt_environment(self.settings()))
+        return env
 
     def url(self) -> str:
         return connection.server_url(self.settings())
@@ -44,7 +62,12 @@ class WarehouseDbtCliResource(DbtCliResource):
 
     def cli(self, args, **kwargs):
         # dagster-dbt hands the process environment to dbt; this process runs one step at a time.
-        os.environ.update(dbt_environment(self.warehouse.url()))
+        os.environ.update(self.warehouse.dbt_environment())
+        if self.warehouse.engine == "spark" and args and args[0] in ("build", "run"):
+            # Spark reads the lake, not PostgreSQL: the metadata the models join (sites, goals,
+            # channel rules...) is exported first, so that an edit reaches this build.
+            with LakeWriter(self.warehouse.settings(), self.warehouse.url()).open() as writer:
+                writer.export_sources()
         return super().cli(args, **kwargs)
 
 
@@ -52,7 +75,8 @@ def build_resources(settings: Settings | None = None) -> dict:
     """The resources of every job, for the given settings (default: from the environment)."""
     settings = settings or Settings.from_env()
     warehouse = Warehouse(home=str(settings.home), database_url=settings.database_url or "",
-                          lake_dir=str(settings.lake_dir or ""))
+                          lake_dir=str(settings.lake_dir or ""), engine=settings.engine, spark_host=settings.bind_host,
+                          spark_thrift_port=settings.spark_thrift_port)
     return {
         "warehouse": warehouse,
         "dbt": WarehouseDbtCliResource(project_dir=analytics_dbt_project, dbt_executable=dbt_executable(),

@@ -16,6 +16,7 @@ and rewritten whole each time.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -38,7 +39,7 @@ from pipelines.database import connection
 from pipelines.duckdb_extensions import OFFLINE_CONFIG, load_extension
 from pipelines.lake.layout import (ANALYTICS, DATA_FILE, RAW_EVENTS, SITE_DAY, WHOLE, Lake, Partition, TableState,
                                    partition_of)
-from pipelines.lake.tables import NARROWING, LakeTable, lake_table
+from pipelines.lake.tables import NARROWING, SOURCE_TABLES, LakeTable, lake_table
 from pipelines.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -202,6 +203,26 @@ class LakeWriter:
         result.seconds = time.perf_counter() - started
         return result
 
+    def export_sources(self) -> list[ExportResult]:
+        """Write the other tables the models read (tables.SOURCE_TABLES: sites, goals, channel rules,
+        ...), each whole, for an engine that reads the lake rather than PostgreSQL (Spark). Small
+        tables edited by people: rewritten at each export, as the views without a day are."""
+        results = []
+        for schema, name in SOURCE_TABLES:
+            started = time.perf_counter()
+            table = self.table(schema, name)
+            if table is None:
+                continue
+            # One file each, whatever their columns (a table of chat events has a site and a time).
+            table = dataclasses.replace(table, layout=WHOLE, day_column=None)
+            existing = set(self.lake.partitions(schema, name))
+            result = self._write(table, "true", existing, only=None)
+            result.full = True
+            self.lake.write_state(schema, name, self._state(table, result, mark=None))
+            result.seconds = time.perf_counter() - started
+            results.append(result)
+        return results
+
     def refresh_views(self, full: bool = False) -> list[ExportResult]:
         """Bring every analytics view's folder up to PostgreSQL (see the module's docstring)."""
         tables = self.analytics_tables()
@@ -355,9 +376,10 @@ class LakeWriter:
         return condition
 
     def _write(self, table: LakeTable, where: str, targets: set[Partition], only: set[Partition] | None,
-               sort: bool = True) -> ExportResult:
+               sort: bool = True, source: str | None = None) -> ExportResult:
         """Export the rows of `table` matching `where` and swap their partitions in; drop the target
-        partitions that came out empty. With `only`, partitions outside it are not touched.
+        partitions that came out empty. With `only`, partitions outside it are not touched. `source`:
+        a DuckDB relation to read instead of PostgreSQL's (the rows Spark built, lake/spark.py).
 
         `sort`: rows in time order, so that a day larger than a row group has row groups of distinct
         times (a whole table's export). A few days (a raw day, a refresh) are left in the order
@@ -365,7 +387,7 @@ class LakeWriter:
         of such an export, and their partitions rarely outgrow a row group."""
         result = ExportResult(table.name)
         columns = ", ".join(table.stored_expression(name) for name in table.column_names)
-        source = self._narrowed_source(table, only) or f"pg.{_quote(table.schema)}.{_quote(table.name)}"
+        source = source or self._narrowed_source(table, only) or f"pg.{_quote(table.schema)}.{_quote(table.name)}"
         stage = self.lake.staging_path(suffix="")
         try:
             if table.layout == WHOLE:

@@ -17,6 +17,15 @@ DAY_COLUMNS = ("occurred_at", "visit_start", "converted_at", "ordered_at", "visi
 # No lake file may hold one of these (DESIGN.md: the IP address and the user agent are dropped at
 # collection); a table that gained one is refused rather than exported.
 FORBIDDEN_COLUMNS = frozenset({"ip", "ip_address", "remote_addr", "client_ip", "user_agent", "ua"})
+# The other tables the dbt models read (their sources besides raw events): the collector's metadata
+# and the inbound services' raw tables, each kept whole in the lake (<lake>/<schema>/<table>/part-0.parquet)
+# and rewritten at each export, for an engine that reads the lake (Spark: docs/data-engineer/spark.md).
+# collect.salts, the keys, accounts and inbound secrets are not among them: never in the lake.
+SOURCE_TABLES = (
+    ("collect", "sites"), ("collect", "goals"), ("collect", "channel_rules"), ("collect", "source_categories"),
+    ("collect", "classifications"), ("collect", "annotations"), ("collect", "zones"),
+    ("raw", "chat_events"), ("raw", "chat_conversations"), ("raw", "db_events"), ("raw", "db_rows"),
+)
 # Event views read raw.events directly (pipelines/event_views.py): they are fresher than the build.
 LIVE_PREFIX = "event_"
 
@@ -60,11 +69,13 @@ class LakeTable:
 
     @property
     def stored_columns(self) -> tuple[tuple[str, str], ...]:
-        """The columns as the files hold them: raw events' UUIDs as their text, which Spark reads
-        (Spark 4.0 refuses Parquet's UUID type; docs/data-engineer/spark.md). The views keep DuckDB's types."""
-        if (self.schema, self.name) != RAW_EVENTS:
+        """The columns as the files hold them: the sources' (raw events', the metadata's) UUIDs and
+        JSON as their text, which Spark reads (Spark 4.0 refuses Parquet's UUID type and has no JSON
+        type; docs/data-engineer/spark.md; raw events' JSON as it always was). The views keep DuckDB's types."""
+        if self.schema == ANALYTICS:
             return self.columns
-        return tuple((name, "VARCHAR" if kind == "UUID" else kind) for name, kind in self.columns)
+        as_text = ("UUID",) if (self.schema, self.name) == RAW_EVENTS else ("UUID", "JSON")
+        return tuple((name, "VARCHAR" if kind in as_text else kind) for name, kind in self.columns)
 
     def stored_expression(self, name: str) -> str:
         """The SELECT expression writing column `name` as the files hold it."""

@@ -19,7 +19,7 @@ from pipelines.settings import Settings
 from tests.conftest import REPO_ROOT, free_port
 
 ANALYTICS = str(Path(sys.executable).parent / "analytics")
-READY_SECONDS = 180
+READY_SECONDS = 420
 SPARK_COMPONENTS = ("spark-master", "spark-worker-1", "spark-worker-2", "spark-thrift")
 
 

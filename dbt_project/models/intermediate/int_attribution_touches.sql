@@ -17,7 +17,7 @@
     between the visit's start and attribution_lookback_days after its end); the strategy
     touch_replace deletes their old touches and those of conversions that are gone. -#}
 
-{% set lookback = "make_interval(days => " ~ (var('attribution_lookback_days') | int) ~ ")" %}
+{% set lookback = days_interval(var('attribution_lookback_days') | int) %}
 {% set incremental_run = is_incremental() and has_columns(this, ['built_at']) %}
 
 with
@@ -109,7 +109,7 @@ final as (
         touches.source = '(direct)' and touches.medium = '(none)' as is_direct,
         row_number() over conversion_touches as touch_number,
         count(*) over (partition by touches.conversion_id) as touch_count,
-        extract(epoch from touches.converted_at - touches.visit_start) / 86400.0 as days_before_conversion,
+        {{ days_between('touches.visit_start', 'touches.converted_at') }} as days_before_conversion,
         now() as built_at
     from touches
     window conversion_touches as (partition by touches.conversion_id order by touches.visit_start, touches.visit_id)

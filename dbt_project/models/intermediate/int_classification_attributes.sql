@@ -13,7 +13,7 @@ final as (
         site_id,
         dimension,
         dimension_value,
-        jsonb_object_agg(attribute, attribute_value order by attribute) as attributes
+        {{ attributes_object_agg('attribute', 'attribute_value') }} as attributes
     from classifications
     group by site_id, dimension, dimension_value
 

@@ -91,14 +91,14 @@ event_goal_hits as (
        and goals.goal_kind = 'event'
        and goals.event_name = events.event_name
     where events.event_type = 'event'
-      and (goals.property_name is null or events.props ->> goals.property_name = goals.property_value)
+      and (goals.property_name is null or {{ json_text_by_key_column('events.props', 'goals.property_name') }} = goals.property_value)
 
 ),
 
 goal_conversions as (
 
-    select distinct on (goal_id, visit_id)
-        md5('goal/' || goal_id::text || '/' || visit_id) as conversion_id,
+    {{ distinct_on_start('goal_id, visit_id', 'occurred_at, event_id') }}
+        md5('goal/' || {{ text_of('goal_id') }} || '/' || visit_id) as conversion_id,
         site_id,
         visitor_key,
         visit_id,
@@ -109,26 +109,27 @@ goal_conversions as (
         goal_name,
         event_id,
         event_name,
-        null::text as transaction_id,
+        {{ null_of('text') }} as transaction_id,
         goal_value as conversion_value,
         case when goal_value is not null then sites.default_currency end as currency
     from (select * from pageview_goal_hits union all select * from event_goal_hits) as hits
     join sites using (site_id)
-    order by goal_id, visit_id, occurred_at, event_id
+    {{ distinct_on_end('goal_id, visit_id', 'occurred_at, event_id') }}
 
 ),
 
 purchase_candidates as (
 
-    select distinct on (events.site_id, coalesce(events.transaction_id, events.event_id::text))
-        md5('purchase/' || events.site_id::text || '/' || coalesce(events.transaction_id, events.event_id::text)) as conversion_id,
+    {% set purchase_key = 'events.site_id, coalesce(events.transaction_id, ' ~ text_of('events.event_id') ~ ')' %}
+    {{ distinct_on_start(purchase_key, 'events.occurred_at, events.event_id') }}
+        md5('purchase/' || {{ text_of('events.site_id') }} || '/' || coalesce(events.transaction_id, {{ text_of('events.event_id') }})) as conversion_id,
         events.site_id,
         events.visitor_key,
         events.visit_id,
         events.visit_start,
         events.occurred_at as converted_at,
         'purchase' as conversion_kind,
-        null::uuid as goal_id,
+        {{ null_of('uuid') }} as goal_id,
         'purchase' as goal_name,
         events.event_id,
         events.event_name,
@@ -138,7 +139,7 @@ purchase_candidates as (
     from {{ scoped_events }} as events
     join sites using (site_id)
     where events.event_name = 'purchase'
-    order by events.site_id, coalesce(events.transaction_id, events.event_id::text), events.occurred_at, events.event_id
+    {{ distinct_on_end(purchase_key, 'events.occurred_at, events.event_id') }}
 
 ),
 

@@ -79,13 +79,14 @@ categorised as (
     left join source_categories as exact
         on exact.source_name = distinct_sources.source
     left join source_categories as by_name
-        on by_name.source_name = substring(distinct_sources.source from '([^.]+)\.[^.]+$')
+        on by_name.source_name = {{ regex_capture('distinct_sources.source', '([^.]+)\.[^.]+$') }}
 
 ),
 
 matched as (
 
-    select distinct on (categorised.site_id, categorised.source, categorised.medium, categorised.campaign)
+    {% set keys = 'categorised.site_id, categorised.source, categorised.medium, categorised.campaign' %}
+    {{ distinct_on_start(keys, 'rules.rule_position nulls last') }}
         categorised.site_id,
         categorised.source,
         categorised.medium,
@@ -96,12 +97,11 @@ matched as (
     from categorised
     left join rules
         on rules.site_id = categorised.site_id
-       and staging.rule_matches(categorised.source, rules.source_pattern)
-       and staging.rule_matches(categorised.medium, rules.medium_pattern)
-       and staging.rule_matches(categorised.campaign, rules.campaign_pattern)
+       and {{ rule_matches('categorised.source', 'rules.source_pattern') }}
+       and {{ rule_matches('categorised.medium', 'rules.medium_pattern') }}
+       and {{ rule_matches('categorised.campaign', 'rules.campaign_pattern') }}
        and (rules.source_category is null or rules.source_category = categorised.source_category)
-    order by categorised.site_id, categorised.source, categorised.medium, categorised.campaign,
-             rules.rule_position nulls last
+    {{ distinct_on_end(keys, 'rules.rule_position nulls last') }}
 
 ),
 

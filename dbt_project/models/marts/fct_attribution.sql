@@ -36,10 +36,10 @@ touch_facts as (
         channels.channel,
         -- The last touch that is not direct; when every touch is direct, the last touch.
         coalesce(
-            max(touch_number) filter (where not is_direct) over (partition by conversion_id),
+            {{ max_over_where('touch_number', 'not is_direct', 'partition by conversion_id') }},
             touch_count
         ) as last_non_direct_number,
-        power(0.5, days_before_conversion / {{ var('time_decay_half_life_days') }}::numeric) as decay_weight
+        {{ half_life_weight('days_before_conversion', var('time_decay_half_life_days')) }} as decay_weight
     from touches
     left join channels
         on channels.site_id = touches.site_id
@@ -97,8 +97,8 @@ final as (
         medium,
         campaign,
         coalesce(channel, 'Unassigned') as channel,
-        round(credit::numeric, 10)::double precision as credit,
-        round((credit * conversion_value)::numeric, 6)::double precision as revenue_credit
+        {{ rounded_double('credit', 10) }} as credit,
+        {{ rounded_double('(credit * conversion_value)', 6) }} as revenue_credit
     from credited
     where credit > 0
 

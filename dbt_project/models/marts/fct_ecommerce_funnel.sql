@@ -26,7 +26,7 @@ visit_steps as (
     select distinct
         events.site_id,
         events.visit_id,
-        (events.visit_start at time zone 'UTC')::date as visit_date,
+        {{ utc_date('events.visit_start') }} as visit_date,
         steps.step_number
     from events
     join steps on steps.step_name = events.event_name
@@ -40,7 +40,7 @@ visit_progress as (
         site_id,
         visit_id,
         visit_date,
-        array_agg(step_number order by step_number) as reached
+        {{ sorted_array_agg('step_number') }} as reached
     from visit_steps
     group by site_id, visit_id, visit_date
 
@@ -53,9 +53,9 @@ final as (
         visit_progress.visit_date,
         steps.step_number,
         steps.step_name,
-        count(*) filter (where steps.step_number = any (visit_progress.reached)) as visits_reaching_step,
+        count(*) filter (where {{ array_has('visit_progress.reached', 'steps.step_number') }}) as visits_reaching_step,
         count(*) filter (
-            where (select array_agg(n) from generate_series(1, steps.step_number) as n) <@ visit_progress.reached
+            where {{ array_has_one_to('visit_progress.reached', 'steps.step_number') }}
         ) as visits_with_previous_steps
     from visit_progress
     cross join steps

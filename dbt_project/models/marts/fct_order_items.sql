@@ -3,7 +3,7 @@
 with orders as (
 
     select * from {{ ref('int_events_sessionized') }}
-    where event_name = 'purchase' and jsonb_typeof(items) = 'array'
+    where event_name = 'purchase' and {{ json_is_array('items') }}
 
 ),
 
@@ -15,10 +15,10 @@ deduplicated as (
     where orders.transaction_id is null
        or not exists (
             select 1 from {{ ref('int_events_sessionized') }} as earlier
-            where earlier.event_name = 'purchase' and jsonb_typeof(earlier.items) = 'array'
+            where earlier.event_name = 'purchase' and {{ json_is_array('earlier.items') }}
               and earlier.site_id = orders.site_id
               and earlier.transaction_id = orders.transaction_id
-              and (earlier.occurred_at, earlier.event_id) < (orders.occurred_at, orders.event_id)
+              and {{ row_before(['earlier.occurred_at', 'earlier.event_id'], ['orders.occurred_at', 'orders.event_id']) }}
        )
 
 ),
@@ -28,13 +28,13 @@ items as (
     select
         deduplicated.site_id,
         deduplicated.visit_id,
-        coalesce(deduplicated.transaction_id, deduplicated.event_id::text) as order_id,
+        coalesce(deduplicated.transaction_id, {{ text_of('deduplicated.event_id') }}) as order_id,
         deduplicated.occurred_at as ordered_at,
         deduplicated.currency,
-        item.position as line_number,
+        {{ element_position('item.position') }} as line_number,
         item.value as item
     from deduplicated
-    cross join lateral jsonb_array_elements(deduplicated.items) with ordinality as item(value, position)
+    {{ join_json_array_elements('deduplicated.items', 'item') }}
 
 ),
 
@@ -42,8 +42,8 @@ typed as (
 
     select
         *,
-        case when jsonb_typeof(item -> 'price') = 'number' then (item ->> 'price')::numeric end as price,
-        case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end as quantity
+        {{ json_number('item', 'price') }} as price,
+        case when {{ json_is_number('item', 'quantity') }} then {{ json_number_value('item', 'quantity') }} else 1 end as quantity
     from items
 
 ),
@@ -56,8 +56,8 @@ final as (
         line_number::integer as line_number,
         visit_id,
         ordered_at,
-        item ->> 'id' as item_id,
-        item ->> 'name' as item_name,
+        {{ json_text('item', 'id') }} as item_id,
+        {{ json_text('item', 'name') }} as item_name,
         price,
         quantity,
         price * quantity as line_total,

@@ -23,7 +23,7 @@ deduplicated as (
             where earlier.event_name = 'purchase'
               and earlier.site_id = purchases.site_id
               and earlier.transaction_id = purchases.transaction_id
-              and (earlier.occurred_at, earlier.event_id) < (purchases.occurred_at, purchases.event_id)
+              and {{ row_before(['earlier.occurred_at', 'earlier.event_id'], ['purchases.occurred_at', 'purchases.event_id']) }}
        )
 
 ),
@@ -31,7 +31,7 @@ deduplicated as (
 final as (
 
     select
-        coalesce(transaction_id, event_id::text) as order_id,
+        coalesce(transaction_id, {{ text_of('event_id') }}) as order_id,
         site_id,
         visit_id,
         visitor_key,
@@ -40,9 +40,8 @@ final as (
         transaction_id,
         revenue,
         currency,
-        coalesce(jsonb_array_length(case when jsonb_typeof(items) = 'array' then items end), 0) as item_count,
-        (select sum(case when jsonb_typeof(item -> 'quantity') = 'number' then (item ->> 'quantity')::numeric else 1 end)
-           from jsonb_array_elements(case when jsonb_typeof(items) = 'array' then items else '[]'::jsonb end) as item) as quantity
+        {{ order_item_count('items') }} as item_count,
+        {{ order_quantity('items') }} as quantity
     from deduplicated
 
 )

@@ -39,7 +39,7 @@ final as (
         pageviews.browser,
         pageviews.os,
         pageviews.language,
-        coalesce(classifications.attributes, '{}'::jsonb) as page_attributes
+        coalesce(classifications.attributes, {{ empty_json_object() }}) as page_attributes
     from pageviews
     left join classifications
         on classifications.site_id = pageviews.site_id

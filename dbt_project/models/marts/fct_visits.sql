@@ -68,10 +68,8 @@ final as (
         with_channels.purchase_count,
         with_channels.purchase_revenue,
         -- Campaign classes win over source, medium and channel classes of the same attribute.
-        coalesce(by_channel.attributes, '{}'::jsonb)
-            || coalesce(by_medium.attributes, '{}'::jsonb)
-            || coalesce(by_source.attributes, '{}'::jsonb)
-            || coalesce(by_campaign.attributes, '{}'::jsonb) as attributes
+        {{ merged_attributes(['by_channel.attributes', 'by_medium.attributes', 'by_source.attributes',
+                              'by_campaign.attributes']) }} as attributes
     from with_channels
     left join classifications as by_campaign
         on by_campaign.site_id = with_channels.site_id

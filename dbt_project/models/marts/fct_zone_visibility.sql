@@ -24,14 +24,13 @@ final as (
         events.page_id,
         events.occurred_at,
         events.path,
-        events.props ->> 'zone' as zone_name,
+        {{ json_text('events.props', 'zone') }} as zone_name,
         zones.zone_label,
-        case when jsonb_typeof(events.props -> 'visible_ms') = 'number'
-             then (events.props ->> 'visible_ms')::numeric end as visible_ms
+        {{ json_number('events.props', 'visible_ms') }} as visible_ms
     from events
     left join zones
         on zones.site_id = events.site_id
-       and zones.zone_name = events.props ->> 'zone'
+       and zones.zone_name = {{ json_text('events.props', 'zone') }}
 
 )
 

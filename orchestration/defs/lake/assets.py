@@ -11,6 +11,7 @@ from orchestration.defs.dbt.assets import analytics_dbt_models
 from orchestration.defs.maintenance.assets import RAW_EVENTS
 from orchestration.defs.resources import Warehouse
 from pipelines.lake.export import LakeWriter
+from pipelines.lake.spark import SparkViewsWriter
 from pipelines.lake.tables import LIVE_PREFIX
 
 GROUP = "lake"
@@ -62,7 +63,14 @@ def lake_analytics_views(context: AssetExecutionContext, warehouse: Warehouse):
     """Refresh the views' folders from what the build changed (everything on a full refresh)."""
     full = context.run.tags.get(FULL_REFRESH_TAG) == FULL_REFRESH
     with LakeWriter(warehouse.settings(), warehouse.url()).open() as writer:
-        results = writer.refresh_views(full=full)
+        if warehouse.engine == "spark":
+            # The views Spark built, written by it into the folders; the event views stay PostgreSQL's
+            # (they read raw events live).
+            results = SparkViewsWriter(writer, warehouse.spark_host, warehouse.spark_thrift_port).refresh_views()
+            plan = writer.plan(full=True)
+            results += [writer.refresh_table(table, plan) for table in writer.analytics_tables() if table.live]
+        else:
+            results = writer.refresh_views(full=full)
     selected = {key.path[2] for key in context.selected_asset_keys}
     event_views = [r for r in results if r.table.startswith(LIVE_PREFIX)]
     for result in results:

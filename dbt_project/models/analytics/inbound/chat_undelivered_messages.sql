@@ -9,7 +9,7 @@ final as (
 
     select
         site_id,
-        date_trunc('day', undelivered_at at time zone 'UTC')::date as day,
+        {{ utc_day('undelivered_at') }} as day,
         channel,
         coalesce(delivery_error_provider, '(none)') as provider,
         coalesce(delivery_error_code, '(unknown)') as reason_code,

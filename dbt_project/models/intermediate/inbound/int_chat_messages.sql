@@ -14,7 +14,7 @@ per_message as (
     select
         message_id,
         min(conversation_id) as conversation_id,
-        min(site_id::text)::uuid as site_id,
+        {{ min_identifier('site_id') }} as site_id,
         min(message_kind) filter (where event_type = 'message.created') as created_kind,
         min(message_kind) as any_kind,
         min(message_at) filter (where event_type = 'message.created') as created_at,
@@ -24,8 +24,7 @@ per_message as (
         min(channel) as channel,
         min(occurred_at) filter (where event_type = 'message.deleted') as deleted_at,
         min(occurred_at) filter (where event_type = 'message.undelivered') as undelivered_at,
-        (array_agg(delivery_error order by occurred_at) filter (
-            where event_type = 'message.undelivered' and delivery_error is not null))[1] as delivery_error,
+        {{ first_ordered('delivery_error', 'occurred_at', "event_type = 'message.undelivered' and delivery_error is not null") }} as delivery_error,
         bool_or(event_type = 'conversation.handed_off') as is_handoff_message
     from events
     group by message_id
@@ -47,7 +46,7 @@ messages as (
         undelivered_at,
         delivery_error,
         -- A reason may start with the channel provider's name ("SMTP:550 5.1.1"); null without one.
-        substring(delivery_error from '^([A-Za-z][A-Za-z0-9_-]*)[:./ ]') as delivery_error_prefix,
+        {{ regex_capture('delivery_error', '^([A-Za-z][A-Za-z0-9_-]*)[:./ ]') }} as delivery_error_prefix,
         is_handoff_message
     from per_message
 

@@ -43,20 +43,19 @@ final as (
             as is_resolved,
         milestones.first_visitor_message_at,
         milestones.first_response_at,
-        extract(epoch from milestones.first_response_at - milestones.first_visitor_message_at)
+        {{ epoch_between('milestones.first_visitor_message_at', 'milestones.first_response_at') }}
             as first_response_seconds,
         milestones.first_advisor_response_at,
-        extract(epoch from milestones.first_advisor_response_at - milestones.first_visitor_message_at)
+        {{ epoch_between('milestones.first_visitor_message_at', 'milestones.first_advisor_response_at') }}
             as first_advisor_response_seconds,
-        extract(epoch from milestones.first_resolved_at - coalesce(milestones.created_at, conversations.first_seen_at))
+        {{ epoch_between('coalesce(milestones.created_at, conversations.first_seen_at)', 'milestones.first_resolved_at') }}
             as seconds_to_first_resolution,
         milestones.visitor_message_count,
         milestones.agent_message_count,
         milestones.ai_message_count,
         milestones.note_count,
         case when milestones.agent_message_count + milestones.ai_message_count > 0
-             then round(milestones.ai_message_count::numeric
-                        / (milestones.agent_message_count + milestones.ai_message_count), 4) end as ai_share,
+             then {{ share_rounded('milestones.ai_message_count', '(milestones.agent_message_count + milestones.ai_message_count)', 4) }} end as ai_share,
         milestones.undelivered_message_count,
         conversations.state_changed_at as updated_at
     from conversations

@@ -23,7 +23,7 @@ final as (
         actor_kind,
         before as row_before,
         after as row_after,
-        coalesce(changed, array[]::text[]) as changed_fields
+        coalesce(changed, {{ empty_text_array() }}) as changed_fields
     from source
 
 )
