@@ -16,7 +16,7 @@ DONE = {"en": "You are unsubscribed", "fr": "Vous êtes désabonné", "es": "Se 
 
 
 def test_a_recipient_unsubscribes_in_their_language(stack, page):
-    people = {language: stack.create_user(f"reader-{language}@example.org", locale=language) for language in LANGUAGES}
+    people = {language: stack.create_user(f"unsubscriber-{language}@example.org", locale=language) for language in LANGUAGES}
     dashboard = stack.ok("POST", "/dashboards", json={"name": "Weekly traffic"})
     made = stack.ok("POST", "/subscriptions", json={
         "target_kind": "dashboard", "target_id": dashboard["dashboard_id"], "name": "Weekly <b>traffic</b>",
