@@ -196,15 +196,19 @@ def _account_report(services: WorkbenchServices, kind: Kind, row: dict[str, Any]
 
 def _public_report(services: WorkbenchServices, row: dict[str, Any], *, with_pdf: bool) -> Report:
     """What a public link of the dashboard shows: the only report sent outside the accounts."""
-    with services.transaction() as conn:
-        allowed = store.external_recipients_allowed(conn)
-    if not allowed:
-        raise _Skip("external_off", "Sending outside the workbench's accounts is turned off in Settings.")
+    _require_external(services)
     audience = public_link_audience(services, row["target_id"]) if row["target_kind"] == "dashboard" else None
     if audience is None:
         raise _Skip("no_public_link", "Outside the workbench's accounts, a report shows only what a public link "
                                       "of the dashboard shows, and it has none.")
     return _report(services, row, audience, with_pdf=with_pdf)
+
+
+def _require_external(services: WorkbenchServices) -> None:
+    with services.transaction() as conn:
+        allowed = store.external_recipients_allowed(conn)
+    if not allowed:
+        raise _Skip("external_off", "Sending outside the workbench's accounts is turned off in Settings.")
 
 
 def _report(services: WorkbenchServices, row: dict[str, Any], audience: Audience, *, with_pdf: bool = True) -> Report:
@@ -227,9 +231,8 @@ def _to_webhook(services: WorkbenchServices, kind: Kind, row: dict[str, Any], du
     settings = services.settings
 
     def send(claim: delivery_log.Claim) -> None:
-        with services.transaction() as conn:
-            if not store.external_recipients_allowed(conn):
-                raise _Skip("external_off", "Sending outside the workbench's accounts is turned off in Settings.")
+        if kind is ALERT:  # a subscription's report checks it itself (_public_report)
+            _require_external(services)
         report = report_of()
         link = report_messages.target_url(settings.workbench_address, report)
         body = report_messages.webhook_body(kind=kind.audit, source_id=row[kind.key], name=row["name"], report=report,
