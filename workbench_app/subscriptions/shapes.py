@@ -76,27 +76,32 @@ class ScheduleAnswer(AnswerShape):
     timezone: str
 
 
-class Subscription(AnswerShape):
-    subscription_id: int
+class _Sending(AnswerShape):
+    """What a subscription and an alert both answer: whose, when, to whom."""
+
     owner_id: int
-    target_kind: TargetKind
-    target_id: int | None
-    """Null once the dashboard or question was deleted (the subscription then sends nothing)."""
     name: str
     schedule: ScheduleAnswer
-    filters: dict[str, str]
     channel: Channel
     recipients: list[SubscriptionRecipient]
     webhook_url: str | None
     webhook_format: WebhookFormat
     paused: bool
     next_due_at: datetime | None
-    """The next sending, in UTC (null while paused or without a target)."""
+    """The next sending or check, in UTC (null while paused, without a target, or after a `once` alert fired)."""
     last_due_at: datetime | None
     created_at: datetime
     updated_at: datetime
     webhook_secret: str | None = None
-    """Only in the answer that creates a webhook subscription: the key that signs its bodies, shown once."""
+    """Only in the answer that creates a webhook subscription or alert: the key that signs its bodies, shown once."""
+
+
+class Subscription(_Sending):
+    subscription_id: int
+    target_kind: TargetKind
+    target_id: int | None
+    """Null once the dashboard or question was deleted (the subscription then sends nothing)."""
+    filters: dict[str, str]
 
 
 class SubscriptionList(AnswerShape):
@@ -147,31 +152,17 @@ class AlertChange(_SendingChange):
     repeat: Repeat | None = None
 
 
-class Alert(AnswerShape):
+class Alert(_Sending):
     alert_id: int
-    owner_id: int
     question_id: int | None
     """Null once the question was deleted (the alert then checks nothing)."""
-    name: str
-    schedule: ScheduleAnswer
     condition: Condition
     value_column: str | None
     threshold: float | None
     repeat: Repeat
-    channel: Channel
-    recipients: list[SubscriptionRecipient]
-    webhook_url: str | None
-    webhook_format: WebhookFormat
-    paused: bool
-    next_due_at: datetime | None
-    last_due_at: datetime | None
     last_value: float | None
     """The watched number at the last check."""
     fired_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
-    webhook_secret: str | None = None
-    """Only in the answer that creates a webhook alert: the key that signs its bodies, shown once."""
 
 
 class AlertList(AnswerShape):

@@ -2395,18 +2395,9 @@ export interface components {
             collector_url: string | null;
         };
         Alert: {
-            alert_id: number;
             owner_id: number;
-            /** @description Null once the question was deleted (the alert then checks nothing). */
-            question_id: number | null;
             name: string;
             schedule: components["schemas"]["ScheduleAnswer"];
-            /** @enum {string} */
-            condition: "has_rows" | "above" | "below" | "changes_by";
-            value_column: string | null;
-            threshold: number | null;
-            /** @enum {string} */
-            repeat: "once" | "every_time";
             /** @enum {string} */
             channel: "email" | "webhook";
             recipients: components["schemas"]["SubscriptionRecipient"][];
@@ -2414,17 +2405,27 @@ export interface components {
             /** @enum {string} */
             webhook_format: "json" | "slack";
             paused: boolean;
+            /** @description The next sending or check, in UTC (null while paused, without a target, or after a `once` alert fired). */
             next_due_at: string | null;
             last_due_at: string | null;
-            /** @description The watched number at the last check. */
-            last_value: number | null;
-            fired_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Only in the answer that creates a webhook alert: the key that signs its bodies, shown once. */
+            /** @description Only in the answer that creates a webhook subscription or alert: the key that signs its bodies, shown once. */
             webhook_secret?: string | null;
+            alert_id: number;
+            /** @description Null once the question was deleted (the alert then checks nothing). */
+            question_id: number | null;
+            /** @enum {string} */
+            condition: "has_rows" | "above" | "below" | "changes_by";
+            value_column: string | null;
+            threshold: number | null;
+            /** @enum {string} */
+            repeat: "once" | "every_time";
+            /** @description The watched number at the last check. */
+            last_value: number | null;
+            fired_at: string | null;
         };
         AlertList: {
             alerts: components["schemas"]["Alert"][];
@@ -2464,17 +2465,9 @@ export interface components {
             fired?: boolean | null;
         };
         Subscription: {
-            subscription_id: number;
             owner_id: number;
-            /** @enum {string} */
-            target_kind: "dashboard" | "question";
-            /** @description Null once the dashboard or question was deleted (the subscription then sends nothing). */
-            target_id: number | null;
             name: string;
             schedule: components["schemas"]["ScheduleAnswer"];
-            filters: {
-                [key: string]: string;
-            };
             /** @enum {string} */
             channel: "email" | "webhook";
             recipients: components["schemas"]["SubscriptionRecipient"][];
@@ -2482,15 +2475,23 @@ export interface components {
             /** @enum {string} */
             webhook_format: "json" | "slack";
             paused: boolean;
-            /** @description The next sending, in UTC (null while paused or without a target). */
+            /** @description The next sending or check, in UTC (null while paused, without a target, or after a `once` alert fired). */
             next_due_at: string | null;
             last_due_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Only in the answer that creates a webhook subscription: the key that signs its bodies, shown once. */
+            /** @description Only in the answer that creates a webhook subscription or alert: the key that signs its bodies, shown once. */
             webhook_secret?: string | null;
+            subscription_id: number;
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description Null once the dashboard or question was deleted (the subscription then sends nothing). */
+            target_id: number | null;
+            filters: {
+                [key: string]: string;
+            };
         };
         SubscriptionList: {
             subscriptions: components["schemas"]["Subscription"][];
