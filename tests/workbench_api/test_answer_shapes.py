@@ -10,6 +10,7 @@ from tests.workbench_api.conftest import Api, ok
 from workbench_app.accounts.shapes import Group, GroupList, User, UserList
 from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, FolderList, ListedMetric, Metric, MetricList,
                                           Model, ModelList, Question, QuestionList)
+from workbench_app.records.shapes import AuditList, HistoryList
 from workbench_app.sharing.shapes import SharedDashboard
 from workbench_app.sources.shapes import Source, SourceList
 
@@ -96,3 +97,13 @@ def test_questions_folders_sources_and_users_are_their_models(admin, analyst):
     assert created.attributes is None  # a new account's answer has neither attributes nor groups
     _exactly(User, ok(admin.patch(f"/users/{created.user_id}", {"display_name": "Shape"})))
     assert created.user_id in [item.user_id for item in _exactly(UserList, ok(admin.get("/users"))).users]
+
+
+def test_the_history_and_the_audit_log_are_their_models(admin):
+    ok(admin.post("/sql", {"sql": "SELECT 1 AS one"}))
+    admin.post("/sql", {"sql": "SELECT * FROM nowhere"})
+    statuses = {entry.status for entry in _exactly(HistoryList, ok(admin.get("/history?all=true"))).queries}
+    assert {"ok", "refused"} <= statuses  # an unknown table is refused before it runs
+    ok(admin.post("/groups", {"name": "Audited"}), 201)
+    entries = _exactly(AuditList, ok(admin.get("/audit"))).entries
+    assert any(entry.action == "permissions.group_created" for entry in entries)

@@ -113,7 +113,8 @@ _AREAS = (("accounts", accounts_openapi, (_operation, _also)),
           ("printing", printing_openapi, (_operation, _also)),
           ("single_sign_on", sso_openapi, (_operation, _also)),
           ("sharing", sharing_openapi, (_operation, _also)),
-          ("home", home_openapi, (_operation, _also)))
+          ("home", home_openapi, (_operation, _also)),
+          ("subscriptions", subscriptions_openapi, (_operation, _also)))
 
 
 def _area_fragments() -> list[tuple[str, dict[str, Any]]]:
@@ -123,11 +124,7 @@ def _area_fragments() -> list[tuple[str, dict[str, Any]]]:
                          "components": {"schemas": getattr(module, "SCHEMAS", {})}}) for name, module, helpers in _AREAS]
     answers = [model for _, module, _ in _AREAS for model in getattr(module, "ANSWERS", ())]
     requests = [model for _, module, _ in _AREAS for model in getattr(module, "REQUESTS", ())]
-    op = _operation
     return fragments + [
-        ("subscriptions", {"paths": subscriptions_openapi.paths(op, _also), "components": {"schemas": {
-            **_model_schemas(*subscriptions_openapi.ANSWERS),
-            **_model_schemas(*subscriptions_openapi.REQUESTS, mode="validation")}}}),
         ("answer models", {"components": {"schemas": _model_schemas(*answers)}}),
         ("request models", {"components": {"schemas": _model_schemas(*requests, mode="validation")}}),
     ]

@@ -1,27 +1,16 @@
 """The records' part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in): the query
-history and the audit log."""
+history and the audit log; the answer components come from the models of `shapes.py`."""
 from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import (ID as _ID, INT as _INT, NULL_INT as _NULL_INT, NULL_STR as _NULL_STR,
-                                              SHORT_TEXT as _TEXT, STAMP as _STAMP, STR as _STR, object_of as _object,
-                                              ref as _ref)
+from workbench_app.openapi_vocabulary import ID as _ID, SHORT_TEXT as _TEXT, ref as _ref
 from workbench_app.records.query_history import ORIGINS
+from workbench_app.records.shapes import AuditEntry, AuditList, HistoryEntry, HistoryList
 
 _PAGE = {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}, "before": _ID}
 
-SCHEMAS: dict[str, Any] = {
-    "HistoryEntry": _object({
-        "query_id": _INT, "user_id": _NULL_INT, "user_email": _NULL_STR,
-        "origin": {"enum": list(ORIGINS)}, "sql_text": _STR,
-        "question_id": _NULL_INT, "started_at": _STAMP, "duration_ms": {"type": ["number", "null"]},
-        "row_count": _NULL_INT, "status": {"enum": ["ok", "refused", "failed", "cancelled"]}, "error_code": _NULL_STR}),
-    "HistoryList": _object({"queries": {"type": "array", "items": _ref("HistoryEntry")}}),
-    "AuditEntry": _object({"entry_id": _INT, "at": _STAMP, "actor_id": _NULL_INT, "actor": _NULL_STR,
-                           "action": _STR, "target": _NULL_STR, "details": {}}),
-    "AuditList": _object({"entries": {"type": "array", "items": _ref("AuditEntry")}}),
-}
+ANSWERS = (HistoryEntry, HistoryList, AuditEntry, AuditList)
 
 
 def paths(op, also) -> dict[str, Any]:

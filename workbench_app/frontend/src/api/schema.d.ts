@@ -2067,38 +2067,6 @@ export interface components {
                 hit_ratio: number | null;
             }[];
         };
-        HistoryEntry: {
-            query_id: number;
-            user_id: number | null;
-            user_email: string | null;
-            /** @enum {unknown} */
-            origin: "ui" | "api" | "tool_server" | "embed" | "assistant" | "subscription";
-            sql_text: string;
-            question_id: number | null;
-            /** Format: date-time */
-            started_at: string;
-            duration_ms: number | null;
-            row_count: number | null;
-            /** @enum {unknown} */
-            status: "ok" | "refused" | "failed" | "cancelled";
-            error_code: string | null;
-        };
-        HistoryList: {
-            queries: components["schemas"]["HistoryEntry"][];
-        };
-        AuditEntry: {
-            entry_id: number;
-            /** Format: date-time */
-            at: string;
-            actor_id: number | null;
-            actor: string | null;
-            action: string;
-            target: string | null;
-            details: unknown;
-        };
-        AuditList: {
-            entries: components["schemas"]["AuditEntry"][];
-        };
         AssistantProvider: {
             enabled: boolean;
             /** @enum {unknown} */
@@ -2430,208 +2398,20 @@ export interface components {
         AlertList: {
             alerts: components["schemas"]["Alert"][];
         };
-        Delivery: {
-            delivery_id: string;
-            recipient: string;
+        /** @description One audited action (a sign-in, a permission, a source, a token, a share, a delivery). */
+        AuditEntry: {
+            entry_id: number;
             /** Format: date-time */
-            due_at: string;
-            /** @enum {string} */
-            status: "sending" | "sent" | "failed" | "skipped";
-            error_code: string | null;
-            error_message: string | null;
-            attempts: number;
-            /** Format: date-time */
-            started_at: string;
-            finished_at: string | null;
+            at: string;
+            actor_id: number | null;
+            actor: string | null;
+            action: string;
+            target: string | null;
+            /** @description What the action changed (an object whose fields depend on the action). */
+            details: unknown;
         };
-        DeliveryList: {
-            deliveries: components["schemas"]["Delivery"][];
-        };
-        ScheduleAnswer: {
-            /** @enum {string} */
-            every: "day" | "week" | "month";
-            hour: number;
-            minute: number;
-            weekday?: number | null;
-            day?: number | null;
-            timezone: string;
-        };
-        /** @description What a sending made now came to (the delivery log has each recipient's line). */
-        SendingOutcome: {
-            sent: number;
-            failed: number;
-            skipped: number;
-            /** @description For an alert: whether its condition held. */
-            fired?: boolean | null;
-        };
-        Subscription: {
-            owner_id: number;
-            name: string;
-            schedule: components["schemas"]["ScheduleAnswer"];
-            /** @enum {string} */
-            channel: "email" | "webhook";
-            recipients: components["schemas"]["SubscriptionRecipient"][];
-            webhook_url: string | null;
-            /** @enum {string} */
-            webhook_format: "json" | "slack";
-            paused: boolean;
-            /** @description The next sending or check, in UTC (null while paused, without a target, or after a `once` alert fired). */
-            next_due_at: string | null;
-            last_due_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** @description Only in the answer that creates a webhook subscription or alert: the key that signs its bodies, shown once. */
-            webhook_secret?: string | null;
-            subscription_id: number;
-            /** @enum {string} */
-            target_kind: "dashboard" | "question";
-            /** @description Null once the dashboard or question was deleted (the subscription then sends nothing). */
-            target_id: number | null;
-            filters: {
-                [key: string]: string;
-            };
-        };
-        SubscriptionList: {
-            subscriptions: components["schemas"]["Subscription"][];
-        };
-        SubscriptionRecipient: {
-            recipient_id: number;
-            user_id: number | null;
-            /** @description The account's address, or the external one. */
-            email: string;
-            external: boolean;
-            unsubscribed: boolean;
-        };
-        /**
-         * @description Any of the fields; `recipients` replaces the list whole; the condition's three fields are
-         *     checked together as they will be.
-         */
-        AlertChange: {
-            /** @default  */
-            name?: string;
-            schedule?: components["schemas"]["Schedule"] | null;
-            recipients?: components["schemas"]["Recipient"][] | null;
-            webhook_url?: string | null;
-            webhook_format?: ("json" | "slack") | null;
-            paused?: boolean | null;
-            condition?: ("has_rows" | "above" | "below" | "changes_by") | null;
-            value_column?: string | null;
-            threshold?: number | null;
-            repeat?: ("once" | "every_time") | null;
-        };
-        NewAlert: {
-            /** @default  */
-            name?: string;
-            schedule: components["schemas"]["Schedule"];
-            /**
-             * @default email
-             * @enum {string}
-             */
-            channel?: "email" | "webhook";
-            /**
-             * @description For e-mail: at most 50, each account or address once.
-             * @default []
-             */
-            recipients?: components["schemas"]["Recipient"][];
-            webhook_url?: string | null;
-            /**
-             * @default json
-             * @enum {string}
-             */
-            webhook_format?: "json" | "slack";
-            /** @description The question watched; its owner must be able to read it. */
-            question_id: number;
-            /**
-             * @description has_rows: the result has rows; above / below: `value_column` of the first row crosses
-             *     `threshold`; changes_by: it moved by more than `threshold` percent since the previous check.
-             * @enum {string}
-             */
-            condition: "has_rows" | "above" | "below" | "changes_by";
-            value_column?: string | null;
-            threshold?: number | null;
-            /**
-             * @description once: the alert stops after its first firing; every_time: each check that meets the condition.
-             * @default every_time
-             * @enum {string}
-             */
-            repeat?: "once" | "every_time";
-        };
-        NewSubscription: {
-            /** @default  */
-            name?: string;
-            schedule: components["schemas"]["Schedule"];
-            /**
-             * @default email
-             * @enum {string}
-             */
-            channel?: "email" | "webhook";
-            /**
-             * @description For e-mail: at most 50, each account or address once.
-             * @default []
-             */
-            recipients?: components["schemas"]["Recipient"][];
-            webhook_url?: string | null;
-            /**
-             * @default json
-             * @enum {string}
-             */
-            webhook_format?: "json" | "slack";
-            /** @enum {string} */
-            target_kind: "dashboard" | "question";
-            /** @description The dashboard's or the question's id; its owner must be able to read it. */
-            target_id: number;
-            /**
-             * @description A dashboard's filter values for this subscription, by filter id or name.
-             * @default {}
-             */
-            filters?: {
-                [key: string]: string;
-            };
-        };
-        /**
-         * @description One of: `user_id`, a workbench account, which receives what its own rights show at sending
-         *     time; or `email`, an address (an account's counts as that account; an external one, where an
-         *     administrator allows them, receives what a public link would show).
-         */
-        Recipient: {
-            user_id?: number | null;
-            email?: string | null;
-        };
-        /** @description A delivery schedule, as the API takes it (`problems` says what the fields' types cannot). */
-        Schedule: {
-            /**
-             * @description How often: each day, each week on `weekday`, each month on `day`.
-             * @enum {string}
-             */
-            every: "day" | "week" | "month";
-            /** @description The hour of the day, in `timezone`. */
-            hour: number;
-            /** @default 0 */
-            minute?: number;
-            /** @description For a weekly schedule: 0 is Monday, 6 is Sunday. */
-            weekday?: number | null;
-            /** @description For a monthly schedule: the date (past the month's end: its last day). */
-            day?: number | null;
-            /**
-             * @description An IANA time zone name, such as Europe/Paris.
-             * @default UTC
-             */
-            timezone?: string;
-        };
-        /** @description Any of the fields; `recipients` replaces the list whole. */
-        SubscriptionChange: {
-            /** @default  */
-            name?: string;
-            schedule?: components["schemas"]["Schedule"] | null;
-            recipients?: components["schemas"]["Recipient"][] | null;
-            webhook_url?: string | null;
-            webhook_format?: ("json" | "slack") | null;
-            paused?: boolean | null;
-            filters?: {
-                [key: string]: string;
-            } | null;
+        AuditList: {
+            entries: components["schemas"]["AuditEntry"][];
         };
         Dashboard: {
             dashboard_id: number;
@@ -2702,6 +2482,23 @@ export interface components {
             name: string;
             position: number;
         };
+        Delivery: {
+            delivery_id: string;
+            recipient: string;
+            /** Format: date-time */
+            due_at: string;
+            /** @enum {string} */
+            status: "sending" | "sent" | "failed" | "skipped";
+            error_code: string | null;
+            error_message: string | null;
+            attempts: number;
+            /** Format: date-time */
+            started_at: string;
+            finished_at: string | null;
+        };
+        DeliveryList: {
+            deliveries: components["schemas"]["Delivery"][];
+        };
         /** @description A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
         FilterLink: {
             card_id: number;
@@ -2742,6 +2539,27 @@ export interface components {
         };
         GroupList: {
             groups: components["schemas"]["Group"][];
+        };
+        /** @description One statement run: by whom, from where, how long, how many rows, how it ended. */
+        HistoryEntry: {
+            query_id: number;
+            /** @description Null once the account is deleted. */
+            user_id: number | null;
+            user_email: string | null;
+            /** @enum {string} */
+            origin: "ui" | "api" | "tool_server" | "embed" | "assistant" | "subscription";
+            sql_text: string;
+            question_id: number | null;
+            /** Format: date-time */
+            started_at: string;
+            duration_ms: number | null;
+            row_count: number | null;
+            /** @enum {string} */
+            status: "ok" | "refused" | "failed" | "cancelled";
+            error_code: string | null;
+        };
+        HistoryList: {
+            queries: components["schemas"]["HistoryEntry"][];
         };
         ListedMetric: {
             metric_id: number;
@@ -2815,6 +2633,23 @@ export interface components {
         QuestionList: {
             questions: components["schemas"]["Question"][];
         };
+        ScheduleAnswer: {
+            /** @enum {string} */
+            every: "day" | "week" | "month";
+            hour: number;
+            minute: number;
+            weekday?: number | null;
+            day?: number | null;
+            timezone: string;
+        };
+        /** @description What a sending made now came to (the delivery log has each recipient's line). */
+        SendingOutcome: {
+            sent: number;
+            failed: number;
+            skipped: number;
+            /** @description For an alert: whether its condition held. */
+            fired?: boolean | null;
+        };
         ShareTerms: {
             /** @enum {string} */
             kind: "public_link" | "embed";
@@ -2878,6 +2713,46 @@ export interface components {
         SourceList: {
             sources: components["schemas"]["Source"][];
         };
+        Subscription: {
+            owner_id: number;
+            name: string;
+            schedule: components["schemas"]["ScheduleAnswer"];
+            /** @enum {string} */
+            channel: "email" | "webhook";
+            recipients: components["schemas"]["SubscriptionRecipient"][];
+            webhook_url: string | null;
+            /** @enum {string} */
+            webhook_format: "json" | "slack";
+            paused: boolean;
+            /** @description The next sending or check, in UTC (null while paused, without a target, or after a `once` alert fired). */
+            next_due_at: string | null;
+            last_due_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Only in the answer that creates a webhook subscription or alert: the key that signs its bodies, shown once. */
+            webhook_secret?: string | null;
+            subscription_id: number;
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description Null once the dashboard or question was deleted (the subscription then sends nothing). */
+            target_id: number | null;
+            filters: {
+                [key: string]: string;
+            };
+        };
+        SubscriptionList: {
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        SubscriptionRecipient: {
+            recipient_id: number;
+            user_id: number | null;
+            /** @description The account's address, or the external one. */
+            email: string;
+            external: boolean;
+            unsubscribed: boolean;
+        };
         /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
         User: {
             user_id: number;
@@ -2904,6 +2779,23 @@ export interface components {
         ValuesSource: {
             table: string;
             column: string;
+        };
+        /**
+         * @description Any of the fields; `recipients` replaces the list whole; the condition's three fields are
+         *     checked together as they will be.
+         */
+        AlertChange: {
+            /** @default  */
+            name?: string;
+            schedule?: components["schemas"]["Schedule"] | null;
+            recipients?: components["schemas"]["Recipient"][] | null;
+            webhook_url?: string | null;
+            webhook_format?: ("json" | "slack") | null;
+            paused?: boolean | null;
+            condition?: ("has_rows" | "above" | "below" | "changes_by") | null;
+            value_column?: string | null;
+            threshold?: number | null;
+            repeat?: ("once" | "every_time") | null;
         };
         AssistantQuestion: {
             /** @description The person's message (Markdown). */
@@ -3018,6 +2910,43 @@ export interface components {
             catalog: string;
             sql: string;
             row_limit?: number;
+        };
+        NewAlert: {
+            /** @default  */
+            name?: string;
+            schedule: components["schemas"]["Schedule"];
+            /**
+             * @default email
+             * @enum {string}
+             */
+            channel?: "email" | "webhook";
+            /**
+             * @description For e-mail: at most 50, each account or address once.
+             * @default []
+             */
+            recipients?: components["schemas"]["Recipient"][];
+            webhook_url?: string | null;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+            /** @description The question watched; its owner must be able to read it. */
+            question_id: number;
+            /**
+             * @description has_rows: the result has rows; above / below: `value_column` of the first row crosses
+             *     `threshold`; changes_by: it moved by more than `threshold` percent since the previous check.
+             * @enum {string}
+             */
+            condition: "has_rows" | "above" | "below" | "changes_by";
+            value_column?: string | null;
+            threshold?: number | null;
+            /**
+             * @description once: the alert stops after its first firing; every_time: each check that meets the condition.
+             * @default every_time
+             * @enum {string}
+             */
+            repeat?: "once" | "every_time";
         };
         NewConversation: {
             /** @default  */
@@ -3136,6 +3065,38 @@ export interface components {
             /** @description postgres, mysql, couchdb and snowflake: sealed, never sent back. */
             password?: string;
         };
+        NewSubscription: {
+            /** @default  */
+            name?: string;
+            schedule: components["schemas"]["Schedule"];
+            /**
+             * @default email
+             * @enum {string}
+             */
+            channel?: "email" | "webhook";
+            /**
+             * @description For e-mail: at most 50, each account or address once.
+             * @default []
+             */
+            recipients?: components["schemas"]["Recipient"][];
+            webhook_url?: string | null;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+            /** @enum {string} */
+            target_kind: "dashboard" | "question";
+            /** @description The dashboard's or the question's id; its owner must be able to read it. */
+            target_id: number;
+            /**
+             * @description A dashboard's filter values for this subscription, by filter id or name.
+             * @default {}
+             */
+            filters?: {
+                [key: string]: string;
+            };
+        };
         NewTheme: {
             name: string;
             /**
@@ -3243,11 +3204,41 @@ export interface components {
             };
             row_limit?: number;
         };
+        /**
+         * @description One of: `user_id`, a workbench account, which receives what its own rights show at sending
+         *     time; or `email`, an address (an account's counts as that account; an external one, where an
+         *     administrator allows them, receives what a public link would show).
+         */
+        Recipient: {
+            user_id?: number | null;
+            email?: string | null;
+        };
         RuleToCheck: {
             catalog: string;
             schema: string;
             table: string;
             row_filter?: string | null;
+        };
+        /** @description A delivery schedule, as the API takes it (`problems` says what the fields' types cannot). */
+        Schedule: {
+            /**
+             * @description How often: each day, each week on `weekday`, each month on `day`.
+             * @enum {string}
+             */
+            every: "day" | "week" | "month";
+            /** @description The hour of the day, in `timezone`. */
+            hour: number;
+            /** @default 0 */
+            minute?: number;
+            /** @description For a weekly schedule: 0 is Monday, 6 is Sunday. */
+            weekday?: number | null;
+            /** @description For a monthly schedule: the date (past the month's end: its last day). */
+            day?: number | null;
+            /**
+             * @description An IANA time zone name, such as Europe/Paris.
+             * @default UTC
+             */
+            timezone?: string;
         };
         SettingsChange: {
             /**
@@ -3446,6 +3437,19 @@ export interface components {
         StatementCancel: {
             /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
             statement_id: string;
+        };
+        /** @description Any of the fields; `recipients` replaces the list whole. */
+        SubscriptionChange: {
+            /** @default  */
+            name?: string;
+            schedule?: components["schemas"]["Schedule"] | null;
+            recipients?: components["schemas"]["Recipient"][] | null;
+            webhook_url?: string | null;
+            webhook_format?: ("json" | "slack") | null;
+            paused?: boolean | null;
+            filters?: {
+                [key: string]: string;
+            } | null;
         };
         /** @description A group's rule for one table (it replaces the group's rule for that table). */
         TableRule: {
