@@ -10,9 +10,12 @@ from tests.workbench_api.conftest import Api, ok
 from workbench_app.accounts.shapes import Group, GroupList, User, UserList
 from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, FolderList, ListedMetric, Metric, MetricList,
                                           Model, ModelList, Question, QuestionList)
+from workbench_app.permissions.shapes import GroupPermissions, RuleCheck, SavedRule
 from workbench_app.records.shapes import AuditList, HistoryList
 from workbench_app.sharing.shapes import SharedDashboard
 from workbench_app.sources.shapes import Source, SourceList
+from workbench_app.statements.shapes import (Cancelling, CompiledBuilder, DatasourceList, FormattedSql, Preview, Result,
+                                             Suggestions, Table, TableList)
 
 
 def _exactly(model: type[BaseModel], answer: dict) -> BaseModel:
@@ -107,3 +110,47 @@ def test_the_history_and_the_audit_log_are_their_models(admin):
     ok(admin.post("/groups", {"name": "Audited"}), 201)
     entries = _exactly(AuditList, ok(admin.get("/audit"))).entries
     assert any(entry.action == "permissions.group_created" for entry in entries)
+
+
+def test_permissions_and_view_as_are_their_models(admin, analyst, eu_analysts):
+    permissions = _exactly(GroupPermissions, ok(admin.get(f"/groups/{eu_analysts}/permissions")))
+    assert permissions.table_rules[0].masked_columns["country"].kind == "hash"
+    _exactly(GroupPermissions, ok(admin.put(f"/groups/{eu_analysts}/catalogs", {"catalogs": ["warehouse"]})))
+    saved = _exactly(SavedRule, ok(admin.post(f"/groups/{eu_analysts}/rules", {
+        "catalog": "warehouse", "schema": "analytics", "table": "page_views", "row_filter": "region = '{{user.region}}'",
+        "masked_columns": {"page": {"kind": "partial", "keep_first": 1, "keep_last": 0}, "nothere": {"kind": "null"}}}),
+        201))
+    assert saved.warnings[0].code == "quoted_placeholder" and saved.problems
+    checked = _exactly(RuleCheck, ok(admin.post("/rules/check", {"catalog": "warehouse", "schema": "analytics",
+                                                                 "table": "page_views", "row_filter": "nope = 1"})))
+    assert not checked.valid and checked.problems[0].code == "column_not_found"
+    shown = _exactly(Preview, ok(admin.post(f"/users/{analyst[0]}/preview", {"sql": "SELECT * FROM page_views"})))
+    assert shown.result is not None and shown.decisions[0].grants[0].kind == "table_rule"
+    refused = _exactly(Preview, ok(admin.post(f"/users/{analyst[0]}/preview", {"sql": "SELECT nope FROM page_views"})))
+    assert refused.result is None and refused.refusal is not None
+
+
+def test_the_statement_paths_answers_are_their_models(admin):
+    result = _exactly(Result, ok(admin.post("/sql", {"sql": "SELECT page, count(*) AS views FROM page_views GROUP BY 1",
+                                                     "row_limit": 1})))
+    assert result.truncated and result.columns[1].name == "views"
+    compiled = _exactly(CompiledBuilder, ok(admin.post("/builder/sql", {"builder": {
+        "table": {"catalog": "warehouse", "schema": "analytics", "table": "page_views"}}})))
+    _exactly(Result, ok(admin.post("/builder/run", {"builder": {
+        "table": {"catalog": "warehouse", "schema": "analytics", "table": "page_views"}}})))
+    assert "page_views" in compiled.sql
+    question = ok(admin.post("/questions", {"name": "Count", "sql": "SELECT count(*) AS n FROM page_views"}), 201)
+    assert _exactly(Result, ok(admin.post(f"/questions/{question['question_id']}/run"))).question_id
+    dashboard = ok(admin.post("/dashboards", {"name": "Shapes", "cards": [
+        {"key": "q", "question_id": question["question_id"]}]}), 201)
+    run = f"/dashboards/{dashboard['dashboard_id']}/cards/{dashboard['cards'][0]['card_id']}/run"
+    assert _exactly(Result, ok(admin.post(run))).cached is False
+    assert _exactly(Result, ok(admin.post(run))).cached_at is not None
+    tables = _exactly(TableList, ok(admin.get("/schema", query_string={"search": "country"}))).tables
+    assert tables and tables[0].matched
+    described = _exactly(Table, ok(admin.get("/schema/tables/warehouse.analytics.page_views")))
+    assert described.columns
+    assert _exactly(DatasourceList, ok(admin.get("/datasources"))).datasources
+    assert _exactly(Suggestions, ok(admin.post("/sql/autocomplete", {"sql": "SELECT * FROM pa", "cursor": 16})))
+    assert _exactly(FormattedSql, ok(admin.post("/sql/format", {"sql": "select 1"}))).sql
+    assert _exactly(Cancelling, ok(admin.post("/sql/cancel", {"statement_id": "nothing-running"}), 202))

@@ -1,18 +1,18 @@
 """The statement path's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in): SQL
-runs, the builder, the schema browser; the request components come from the models of `shapes.py`."""
+runs, the builder, the schema browser; the answer and request components come from the models of
+`shapes.py`."""
 from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import (INT as _INT, NULL_STR as _NULL_STR, OBJECT as _OBJECT,
-                                              SHORT_TEXT as _TEXT, STAMP as _STAMP, STR as _STR, model_body,
-                                              object_of as _object, ref as _ref)
-from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete,
-                                             SqlDownload, SqlRun, SqlToFormat, StatementCancel)
+from workbench_app.openapi_vocabulary import (SHORT_TEXT as _TEXT, STR as _STR, model_body, object_of as _object,
+                                              ref as _ref)
+from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, Cancelling, CompiledBuilder, DatasourceList,
+                                             FormattedSql, NativeSql, Preview, Result, SqlAutocomplete, SqlDownload, SqlRun,
+                                             SqlToFormat, StatementCancel, Suggestions, Table, TableList)
 
-ANSWERS = ()
+ANSWERS = (Result, Table, TableList, DatasourceList, Suggestions, FormattedSql, Cancelling, CompiledBuilder, Preview)
 REQUESTS = (SqlRun, SqlDownload, StatementCancel, NativeSql, SqlToFormat, SqlAutocomplete, BuilderCompile, BuilderRun)
-_VARIABLE_TYPES = VARIABLE_TYPES_SCHEMA
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
@@ -30,38 +30,6 @@ def csv_download(operation: dict[str, Any]) -> dict[str, Any]:
 _csv = csv_download
 
 SCHEMAS: dict[str, Any] = {
-    "Result": _object({
-        "columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})},
-        "rows": {"type": "array", "items": {"type": "array"}},
-        "row_count": _INT, "truncated": {"type": "boolean"}, "elapsed_ms": {"type": "number"},
-        "question_id": _INT, "card_id": _INT,
-        "cached": {"type": "boolean", "description": "Dashboard cards: whether the answer came from the result cache."},
-        "cached_at": _STAMP}, optional=("question_id", "card_id", "cached", "cached_at")),
-    "TableColumn": _object({"name": _STR, "type": _STR, "masked": {"type": "boolean"}, "description": _NULL_STR}),
-    "TableFreshness": _object({
-        "source": {"enum": ["lake", "lake+postgres", "postgres"],
-                   "description": "Where the table is read from: the lake's files, the lake and PostgreSQL for "
-                                  "the days after postgres_from, or PostgreSQL."},
-        "refreshed_at": {**_STR, "description": "When the lake's copy was last refreshed (ISO 8601, UTC)."},
-        "newest_day": {**_STR, "description": "The newest day the lake holds (YYYY-MM-DD)."},
-        "postgres_from": {**_STR, "description": "From this day on, rows come from PostgreSQL."},
-        "warning": {"enum": ["not_in_lake", "older_shape", "unreadable"],
-                    "description": "Why a table the lake should hold is read from PostgreSQL."}},
-        optional=("refreshed_at", "newest_day", "postgres_from", "warning")),
-    "Table": _object({"catalog": _STR, "schema": _STR, "table": _STR, "description": _NULL_STR,
-                      "columns": {"type": "array", "items": _ref("TableColumn")},
-                      "matched": {"enum": ["table", "columns"]}, "freshness": _ref("TableFreshness")},
-                     optional=("columns", "matched", "freshness")),
-    "TableList": _object({"tables": {"type": "array", "items": _ref("Table")}}),
-    "DatasourceList": _object({"datasources": {"type": "array", "items": _object({"name": _STR, "tables": _INT})}}),
-    "Suggestions": _object({"suggestions": {"type": "array", "items": _object(
-        {"label": _STR, "kind": _STR, "detail": _NULL_STR})}}),
-    "FormattedSql": _object({"sql": _STR}),
-    "Cancelling": _object({"statement_id": _STR}),
-    "CompiledBuilder": _object({
-        "sql": {"type": "string", "description": "Runnable: the values written as SQL literals, formatted."},
-        "template": {"type": "string", "description": "The same statement with `{{variables}}`."},
-        "variable_types": _VARIABLE_TYPES, "variables": _OBJECT}),
     "BuilderDefinition": {
         "type": "object", "required": ["table"],
         "description": "A question builder definition (see workbench_app/content/builder.py).",

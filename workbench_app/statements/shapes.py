@@ -1,13 +1,17 @@
 """The statement path's requests: SQL runs, the native SQL of one source, the builder's runs, and
-the editor's helpers (base: request_shapes.py). Their limits are the document's: one source."""
+the editor's helpers (base: request_shapes.py), their limits the document's: one source; and its
+answers: results, the schema browser's tables, the editor's helpers (base: answer_shapes.py)."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
 
+from workbench_app.answer_shapes import AnswerShape
 from workbench_app.engine import VARIABLE_TYPES
+from workbench_app.permissions.shapes import Notice
 from workbench_app.request_shapes import RequestShape, Text, WholeNumber, refused
 
 MAX_SQL = 100_000
@@ -88,3 +92,127 @@ class BuilderCompile(RequestShape):
 class BuilderRun(BuilderCompile):
     row_limit: RowLimit = None
     statement_id: StatementId = None
+
+
+# The answers of the statement path (base: answer_shapes.py).
+
+class ResultColumn(AnswerShape):
+    name: str
+    type: str
+    """DuckDB's name of the column's type (VARCHAR, BIGINT, TIMESTAMP WITH TIME ZONE, ...)."""
+
+
+class Result(AnswerShape):
+    """A statement's rows, under the caller's permissions."""
+    columns: list[ResultColumn]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    """The row limit cut the result."""
+    elapsed_ms: float
+    question_id: int | None = None
+    """A question's run."""
+    card_id: int | None = None
+    """A dashboard card's run."""
+    cached: bool | None = None
+    """Dashboard cards: whether the answer came from the result cache."""
+    cached_at: datetime | None = None
+    """Dashboard cards from the cache: when the result was computed."""
+
+
+class TableColumn(AnswerShape):
+    name: str
+    type: str
+    masked: bool
+    """The caller sees this column masked by a rule."""
+    description: str | None
+
+
+class TableFreshness(AnswerShape):
+    """Where a warehouse table is read from, and how fresh the lake's copy is."""
+    source: Literal["lake", "lake+postgres", "postgres"]
+    """The lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL."""
+    refreshed_at: str | None = None
+    """When the lake's copy was last refreshed (ISO 8601, UTC)."""
+    newest_day: str | None = None
+    """The newest day the lake holds (YYYY-MM-DD)."""
+    postgres_from: str | None = None
+    """From this day on, rows come from PostgreSQL."""
+    warning: Literal["not_in_lake", "older_shape", "unreadable"] | None = None
+    """Why a table the lake should hold is read from PostgreSQL."""
+
+
+class Table(AnswerShape):
+    catalog: str
+    schema_: str = Field(alias="schema")
+    table: str
+    description: str | None
+    columns: list[TableColumn] | None = None
+    """GET /schema/tables/{name}, and a search that matched columns."""
+    matched: Literal["table", "columns"] | None = None
+    """A search: whether the table's name or some of its columns matched."""
+    freshness: TableFreshness | None = None
+    """Warehouse tables read through the lake."""
+
+
+class TableList(AnswerShape):
+    tables: list[Table]
+
+
+class Datasource(AnswerShape):
+    name: str
+    tables: int
+
+
+class DatasourceList(AnswerShape):
+    datasources: list[Datasource]
+
+
+class Suggestion(AnswerShape):
+    label: str
+    kind: str
+    detail: str | None
+
+
+class Suggestions(AnswerShape):
+    suggestions: list[Suggestion]
+
+
+class FormattedSql(AnswerShape):
+    sql: str
+
+
+class Cancelling(AnswerShape):
+    statement_id: str
+
+
+class CompiledBuilder(AnswerShape):
+    sql: str
+    """Runnable: the values written as SQL literals, formatted."""
+    template: str
+    """The same statement with `{{variables}}`."""
+    variable_types: Annotated[dict[str, Any], WithJsonSchema(VARIABLE_TYPES_SCHEMA)]
+    variables: VariableValues
+
+
+class Grant(AnswerShape):
+    """One group's say on a table: its table rule, or its whole-catalog grant."""
+    group: str
+    kind: Literal["table_rule", "catalog"]
+    access: bool
+    row_filter: str | None
+    hidden_columns: list[str]
+    masked_columns: dict[str, str]
+    """Column -> the mask's kind."""
+
+
+class TableDecision(AnswerShape):
+    table: str
+    grants: list[Grant]
+
+
+class Preview(AnswerShape):
+    """A statement run as another person ("view as"): its result or its refusal, and why."""
+    result: Result | None
+    refusal: Notice | None
+    decisions: list[TableDecision]

@@ -1838,46 +1838,6 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        ColumnMask: {
-            /** @enum {unknown} */
-            kind: "null" | "hash" | "partial" | "expression";
-            keep_first?: number;
-            keep_last?: number;
-            expression?: string;
-        };
-        Notice: {
-            code: string;
-            message: string;
-            details: {
-                [key: string]: unknown;
-            };
-        };
-        RuleCheck: {
-            /** @description false: the rule would grant nothing (see problems). */
-            valid: boolean;
-            columns: string[];
-            problems: components["schemas"]["Notice"][];
-            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
-            warnings: components["schemas"]["Notice"][];
-        };
-        Preview: {
-            result: components["schemas"]["Result"] | null;
-            refusal: components["schemas"]["Notice"] | null;
-            decisions: {
-                table: string;
-                grants: {
-                    group: string;
-                    /** @enum {unknown} */
-                    kind: "table_rule" | "catalog";
-                    access: boolean;
-                    row_filter: string | null;
-                    hidden_columns: string[];
-                    masked_columns: {
-                        [key: string]: string;
-                    };
-                }[];
-            }[];
-        };
         ConnectionTest: {
             ok: boolean;
             /** @description Tables (or databases, files) the source shows. */
@@ -1890,90 +1850,6 @@ export interface components {
                     /** @enum {unknown} */
                     reason: "unreachable" | "authentication_failed" | "database_not_found" | "path_not_found" | "unreadable" | "failed";
                 };
-            };
-        };
-        Result: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-            rows: unknown[][];
-            row_count: number;
-            truncated: boolean;
-            elapsed_ms: number;
-            question_id?: number;
-            card_id?: number;
-            /** @description Dashboard cards: whether the answer came from the result cache. */
-            cached?: boolean;
-            /** Format: date-time */
-            cached_at?: string;
-        };
-        TableColumn: {
-            name: string;
-            type: string;
-            masked: boolean;
-            description: string | null;
-        };
-        TableFreshness: {
-            /**
-             * @description Where the table is read from: the lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
-             * @enum {unknown}
-             */
-            source: "lake" | "lake+postgres" | "postgres";
-            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
-            refreshed_at?: string;
-            /** @description The newest day the lake holds (YYYY-MM-DD). */
-            newest_day?: string;
-            /** @description From this day on, rows come from PostgreSQL. */
-            postgres_from?: string;
-            /**
-             * @description Why a table the lake should hold is read from PostgreSQL.
-             * @enum {unknown}
-             */
-            warning?: "not_in_lake" | "older_shape" | "unreadable";
-        };
-        Table: {
-            catalog: string;
-            schema: string;
-            table: string;
-            description: string | null;
-            columns?: components["schemas"]["TableColumn"][];
-            /** @enum {unknown} */
-            matched?: "table" | "columns";
-            freshness?: components["schemas"]["TableFreshness"];
-        };
-        TableList: {
-            tables: components["schemas"]["Table"][];
-        };
-        DatasourceList: {
-            datasources: {
-                name: string;
-                tables: number;
-            }[];
-        };
-        Suggestions: {
-            suggestions: {
-                label: string;
-                kind: string;
-                detail: string | null;
-            }[];
-        };
-        FormattedSql: {
-            sql: string;
-        };
-        Cancelling: {
-            statement_id: string;
-        };
-        CompiledBuilder: {
-            /** @description Runnable: the values written as SQL literals, formatted. */
-            sql: string;
-            /** @description The same statement with `{{variables}}`. */
-            template: string;
-            variable_types: {
-                [key: string]: "text" | "number" | "date" | "list";
-            };
-            variables: {
-                [key: string]: unknown;
             };
         };
         /** @description A question builder definition (see workbench_app/content/builder.py). */
@@ -2413,6 +2289,32 @@ export interface components {
         AuditList: {
             entries: components["schemas"]["AuditEntry"][];
         };
+        Cancelling: {
+            statement_id: string;
+        };
+        /**
+         * @description How a column is masked: null, a hash, part of it kept (keep_first and keep_last characters), or
+         *     a SQL expression of the column.
+         */
+        ColumnMask: {
+            /** @enum {string} */
+            kind: "null" | "hash" | "partial" | "expression";
+            keep_first?: number | null;
+            keep_last?: number | null;
+            expression?: string | null;
+        };
+        CompiledBuilder: {
+            /** @description Runnable: the values written as SQL literals, formatted. */
+            sql: string;
+            /** @description The same statement with `{{variables}}`. */
+            template: string;
+            variable_types: {
+                [key: string]: "text" | "number" | "date" | "list";
+            };
+            variables: {
+                [key: string]: unknown;
+            };
+        };
         Dashboard: {
             dashboard_id: number;
             folder_id: number;
@@ -2482,6 +2384,13 @@ export interface components {
             name: string;
             position: number;
         };
+        Datasource: {
+            name: string;
+            tables: number;
+        };
+        DatasourceList: {
+            datasources: components["schemas"]["Datasource"][];
+        };
         Delivery: {
             delivery_id: string;
             recipient: string;
@@ -2528,6 +2437,22 @@ export interface components {
         FolderList: {
             folders: components["schemas"]["Folder"][];
         };
+        FormattedSql: {
+            sql: string;
+        };
+        /** @description One group's say on a table: its table rule, or its whole-catalog grant. */
+        Grant: {
+            group: string;
+            /** @enum {string} */
+            kind: "table_rule" | "catalog";
+            access: boolean;
+            row_filter: string | null;
+            hidden_columns: string[];
+            /** @description Column -> the mask's kind. */
+            masked_columns: {
+                [key: string]: string;
+            };
+        };
         Group: {
             group_id: number;
             name: string;
@@ -2539,6 +2464,30 @@ export interface components {
         };
         GroupList: {
             groups: components["schemas"]["Group"][];
+        };
+        GroupPermissions: {
+            group_id: number;
+            /** @description The catalogs whose every table the group reads. */
+            catalogs: string[];
+            table_rules: components["schemas"]["GroupRule"][];
+        };
+        /** @description A group's stored rule for one table. */
+        GroupRule: {
+            rule_id: number;
+            group_id: number;
+            catalog: string;
+            schema: string;
+            table: string;
+            access: boolean;
+            row_filter: string | null;
+            hidden_columns: string[];
+            masked_columns: {
+                [key: string]: components["schemas"]["ColumnMask"];
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description One statement run: by whom, from where, how long, how many rows, how it ended. */
         HistoryEntry: {
@@ -2607,6 +2556,20 @@ export interface components {
         ModelList: {
             models: components["schemas"]["Model"][];
         };
+        /** @description A problem or a warning, in the error's shape. */
+        Notice: {
+            code: string;
+            message: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A statement run as another person ("view as"): its result or its refusal, and why. */
+        Preview: {
+            result: components["schemas"]["Result"] | null;
+            refusal: components["schemas"]["Notice"] | null;
+            decisions: components["schemas"]["TableDecision"][];
+        };
         /** @description A saved question: SQL with {{variables}}, or a builder definition compiled to SQL. */
         Question: {
             question_id: number;
@@ -2632,6 +2595,58 @@ export interface components {
         };
         QuestionList: {
             questions: components["schemas"]["Question"][];
+        };
+        /** @description A statement's rows, under the caller's permissions. */
+        Result: {
+            columns: components["schemas"]["ResultColumn"][];
+            rows: unknown[][];
+            row_count: number;
+            /** @description The row limit cut the result. */
+            truncated: boolean;
+            elapsed_ms: number;
+            /** @description A question's run. */
+            question_id?: number | null;
+            /** @description A dashboard card's run. */
+            card_id?: number | null;
+            /** @description Dashboard cards: whether the answer came from the result cache. */
+            cached?: boolean | null;
+            /** @description Dashboard cards from the cache: when the result was computed. */
+            cached_at?: string | null;
+        };
+        ResultColumn: {
+            name: string;
+            /** @description DuckDB's name of the column's type (VARCHAR, BIGINT, TIMESTAMP WITH TIME ZONE, ...). */
+            type: string;
+        };
+        RuleCheck: {
+            /** @description false: the rule would grant nothing (see problems). */
+            valid: boolean;
+            columns: string[];
+            problems: components["schemas"]["Notice"][];
+            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text and matches nothing. */
+            warnings: components["schemas"]["Notice"][];
+        };
+        /** @description A rule as POST /groups/{group_id}/rules answers it: with what it means now. */
+        SavedRule: {
+            rule_id: number;
+            group_id: number;
+            catalog: string;
+            schema: string;
+            table: string;
+            access: boolean;
+            row_filter: string | null;
+            hidden_columns: string[];
+            masked_columns: {
+                [key: string]: components["schemas"]["ColumnMask"];
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Why the rule grants nothing now (an unknown column, a table not attached): it is saved anyway. */
+            problems: string[];
+            /** @description quoted_placeholder: a {{user.<attribute>}} inside quotes compares with the literal text. */
+            warnings: components["schemas"]["Notice"][];
         };
         ScheduleAnswer: {
             /** @enum {string} */
@@ -2752,6 +2767,56 @@ export interface components {
             email: string;
             external: boolean;
             unsubscribed: boolean;
+        };
+        Suggestion: {
+            label: string;
+            kind: string;
+            detail: string | null;
+        };
+        Suggestions: {
+            suggestions: components["schemas"]["Suggestion"][];
+        };
+        Table: {
+            catalog: string;
+            schema: string;
+            table: string;
+            description: string | null;
+            /** @description GET /schema/tables/{name}, and a search that matched columns. */
+            columns?: components["schemas"]["TableColumn"][] | null;
+            /** @description A search: whether the table's name or some of its columns matched. */
+            matched?: ("table" | "columns") | null;
+            /** @description Warehouse tables read through the lake. */
+            freshness?: components["schemas"]["TableFreshness"] | null;
+        };
+        TableColumn: {
+            name: string;
+            type: string;
+            /** @description The caller sees this column masked by a rule. */
+            masked: boolean;
+            description: string | null;
+        };
+        TableDecision: {
+            table: string;
+            grants: components["schemas"]["Grant"][];
+        };
+        /** @description Where a warehouse table is read from, and how fresh the lake's copy is. */
+        TableFreshness: {
+            /**
+             * @description The lake's files, the lake and PostgreSQL for the days after postgres_from, or PostgreSQL.
+             * @enum {string}
+             */
+            source: "lake" | "lake+postgres" | "postgres";
+            /** @description When the lake's copy was last refreshed (ISO 8601, UTC). */
+            refreshed_at?: string | null;
+            /** @description The newest day the lake holds (YYYY-MM-DD). */
+            newest_day?: string | null;
+            /** @description From this day on, rows come from PostgreSQL. */
+            postgres_from?: string | null;
+            /** @description Why a table the lake should hold is read from PostgreSQL. */
+            warning?: ("not_in_lake" | "older_shape" | "unreadable") | null;
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
         };
         /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
         User: {
@@ -6120,9 +6185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GroupPermissions"];
                 };
             };
             /** @description Invalid input */
@@ -6211,9 +6274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GroupPermissions"];
                 };
             };
             /** @description Invalid input */
@@ -6311,9 +6372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SavedRule"];
                 };
             };
             /** @description Invalid input */
