@@ -4,6 +4,7 @@ dashboard with every kind of card, tab and filter, a model, a metric, a group, a
 a source and an account."""
 from __future__ import annotations
 
+import duckdb
 from pydantic import BaseModel
 
 from tests.workbench_api.conftest import Api, ok
@@ -13,9 +14,11 @@ from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, Fold
 from workbench_app.permissions.shapes import GroupPermissions, RuleCheck, SavedRule
 from workbench_app.records.shapes import AuditList, HistoryList
 from workbench_app.sharing.shapes import SharedDashboard
-from workbench_app.sources.shapes import Source, SourceList
+from workbench_app.single_sign_on.shapes import SignOnOffer, SingleSignOnSettings
+from workbench_app.sources.shapes import ConnectionTest, RefreshedSources, Source, SourceList
 from workbench_app.statements.shapes import (Cancelling, CompiledBuilder, DatasourceList, FormattedSql, Preview, Result,
                                              Suggestions, Table, TableList)
+from workbench_app.themes.shapes import EffectiveTheme, Theme, ThemeList
 
 
 def _exactly(model: type[BaseModel], answer: dict) -> BaseModel:
@@ -154,3 +157,40 @@ def test_the_statement_paths_answers_are_their_models(admin):
     assert _exactly(Suggestions, ok(admin.post("/sql/autocomplete", {"sql": "SELECT * FROM pa", "cursor": 16})))
     assert _exactly(FormattedSql, ok(admin.post("/sql/format", {"sql": "select 1"}))).sql
     assert _exactly(Cancelling, ok(admin.post("/sql/cancel", {"statement_id": "nothing-running"}), 202))
+
+
+def test_themes_are_their_models(admin):
+    theme = _exactly(Theme, ok(admin.post("/themes", {"name": "Shapes", "settings": {"font": "inter"}}), 201))
+    assert theme.resolved["font"] == "inter" and "colors" in theme.resolved
+    _exactly(Theme, ok(admin.get(f"/themes/{theme.theme_id}")))
+    assert theme.theme_id in [item.theme_id for item in _exactly(ThemeList, ok(admin.get("/themes"))).themes]
+    folder = ok(admin.post("/folders", {"name": "Themed"}), 201)
+    applied = _exactly(EffectiveTheme, ok(admin.put(f"/folders/{folder['folder_id']}/theme",
+                                                    {"theme_id": theme.theme_id})))
+    assert applied.source.kind == "folder"
+    question = ok(admin.post("/questions", {"name": "Q", "folder_id": folder["folder_id"], "sql": "SELECT 1"}), 201)
+    assert _exactly(EffectiveTheme, ok(admin.get(f"/questions/{question['question_id']}/theme"))).theme_id
+    dashboard = ok(admin.post("/dashboards", {"name": "Plain"}), 201)
+    assert _exactly(EffectiveTheme, ok(admin.get(f"/dashboards/{dashboard['dashboard_id']}/theme"))).theme_id is None
+
+
+def test_the_single_sign_on_settings_and_offer_are_their_models(app, admin):
+    assert _exactly(SignOnOffer, ok(Api(app.test_client()).get("/sso"))).enabled is False
+    assert _exactly(SingleSignOnSettings, ok(admin.get("/settings/sso"))).source == "none"
+    changed = _exactly(SingleSignOnSettings, ok(admin.patch("/settings/sso", {
+        "issuer": "https://login.example.org", "client_id": "workbench", "client_secret": "s3cret",
+        "group_mapping": {"staff": "Analysts"}, "attribute_claims": {"region": "region"}})))
+    assert changed.client_secret_set and changed.group_mapping == {"staff": "Analysts"}
+
+
+def test_a_sources_connection_test_and_a_refresh_are_their_models(admin, tmp_path):
+    failed = _exactly(ConnectionTest, ok(admin.post("/sources/test", {
+        "kind": "postgres", "options": {"host": "127.0.0.1", "port": 1, "database": "nothing", "user": "nobody"}})))
+    assert failed.ok is False and failed.error.details.reason == "unreachable"
+    database = tmp_path / "shapes.duckdb"
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("CREATE TABLE visits (day DATE)")
+    reached = _exactly(ConnectionTest, ok(admin.post("/sources/test", {"kind": "duckdb", "options": {
+        "path": str(database)}})))
+    assert reached.ok and reached.tables == 1 and reached.error is None
+    assert _exactly(RefreshedSources, ok(admin.post("/sources/refresh"))).version >= 1

@@ -3,30 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import BOOL as _BOOL, STR as _STR
-from workbench_app.openapi_vocabulary import model_body, object_of as _object
-from workbench_app.single_sign_on.shapes import SingleSignOnChange
+from workbench_app.openapi_vocabulary import STR as _STR, model_body
+from workbench_app.single_sign_on.shapes import SignOnOffer, SingleSignOnChange, SingleSignOnSettings
 
 REQUESTS = (SingleSignOnChange,)
+ANSWERS = (SignOnOffer, SingleSignOnSettings)
 _REDIRECT = {"description": "A redirect (the browser navigates here; this is no JSON API call)",
              "headers": {"Location": {"schema": _STR}}}
-
-
-SCHEMAS: dict[str, Any] = {
-    "SignOnOffer": _object({"enabled": _BOOL, "display_name": {"type": ["string", "null"]}}),
-    "SingleSignOnSettings": _object({
-        "enabled": _BOOL, "source": {"enum": ["settings", "environment", "none"]},
-        "issuer": {"type": ["string", "null"]}, "client_id": {"type": ["string", "null"]},
-        "client_secret_set": {"type": "boolean",
-                              "description": "Whether a client secret is set (the secret itself is never returned)."},
-        "scopes": _STR, "display_name": _STR, "email_claim": _STR, "name_claim": _STR, "groups_claim": _STR,
-        "attribute_claims": {"type": "object", "additionalProperties": _STR,
-                             "description": "claim -> user attribute, refreshed at every sign-in"},
-        "group_mapping": {"type": "object", "additionalProperties": _STR,
-                          "description": "directory group -> workbench group name"},
-        "groups_by_name": _BOOL, "create_accounts": _BOOL, "password_sign_in": _BOOL,
-        "break_glass_email": {"type": ["string", "null"]}}),
-}
 
 
 def _navigation(summary: str, query: dict[str, dict]) -> dict[str, Any]:

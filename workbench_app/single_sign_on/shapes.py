@@ -1,11 +1,13 @@
-"""The single sign-on settings as an administrator's request changes them (base: request_shapes.py)."""
+"""The single sign-on settings as an administrator's request changes them (base: request_shapes.py)
+and as the API answers them, with the sign-in page's offer (base: answer_shapes.py)."""
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo
 
+from workbench_app.answer_shapes import AnswerShape
 from workbench_app.request_shapes import RequestShape, Text, refused
 
 CLAIM = re.compile(r"^[A-Za-z0-9_:.\-/]{1,200}$")
@@ -61,3 +63,34 @@ class SingleSignOnChange(RequestShape):
     password_sign_in: bool = None
     break_glass_email: Text(400) | None = None
     client_secret: Text(2000) | None = Field(None, json_schema_extra={"writeOnly": True})
+
+
+# The answers (base: answer_shapes.py).
+
+class SignOnOffer(AnswerShape):
+    """What the sign-in page offers (no sign-in needed)."""
+    enabled: bool
+    display_name: str | None
+
+
+class SingleSignOnSettings(AnswerShape):
+    enabled: bool
+    source: Literal["settings", "environment", "none"]
+    """Where the configuration in force comes from."""
+    issuer: str | None
+    client_id: str | None
+    client_secret_set: bool
+    """Whether a client secret is set (the secret itself is never returned)."""
+    scopes: str
+    display_name: str
+    email_claim: str
+    name_claim: str
+    groups_claim: str
+    attribute_claims: dict[str, str]
+    """claim -> user attribute, refreshed at every sign-in."""
+    group_mapping: dict[str, str]
+    """directory group -> workbench group name."""
+    groups_by_name: bool
+    create_accounts: bool
+    password_sign_in: bool
+    break_glass_email: str | None

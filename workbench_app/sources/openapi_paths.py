@@ -4,23 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import STR as _STR, model_body, object_of as _object, ref as _ref
-from workbench_app.sources.shapes import NewSource, Source, SourceChange, SourceList, SourceProbe, SourceRetest
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
+from workbench_app.sources.shapes import (ConnectionTest, NewSource, RefreshedSources, Source, SourceChange, SourceList,
+                                          SourceProbe, SourceRetest)
 
-ANSWERS = (Source, SourceList)
+ANSWERS = (Source, SourceList, ConnectionTest, RefreshedSources)
 REQUESTS = (NewSource, SourceChange, SourceProbe, SourceRetest)
 
-SCHEMAS: dict[str, Any] = {
-    "ConnectionTest": _object({
-        "ok": {"type": "boolean"},
-        "tables": {"type": "integer", "description": "Tables (or databases, files) the source shows."},
-        "error": {"type": "object", "required": ["code", "message", "details"],
-                  "description": "Why the source cannot be reached; details.reason is one of unreachable, "
-                                 "authentication_failed, database_not_found, path_not_found, unreadable, failed.",
-                  "properties": {"code": _STR, "message": _STR, "details": _object({"reason": {"enum": [
-                      "unreachable", "authentication_failed", "database_not_found", "path_not_found",
-                      "unreadable", "failed"]}})}}}, optional=("tables", "error")),
-}
 
 
 def paths(op, also) -> dict[str, Any]:
@@ -29,7 +19,7 @@ def paths(op, also) -> dict[str, Any]:
         "/sources": {"get": op("List sources", "sources", result=_ref("SourceList")),
                      "post": op("Connect a source", "sources", ok=201, result=_ref("Source"),
                                 body=model_body(NewSource))},
-        "/sources/refresh": {"post": op("Refresh sources", "sources")},
+        "/sources/refresh": {"post": op("Refresh sources", "sources", result=_ref("RefreshedSources"))},
         "/sources/test": {"post": op("Test a source before saving", "sources", result=_ref("ConnectionTest"),
                                      body=model_body(SourceProbe))},
         "/sources/{source_id}/test": {"post": op(

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, WithJsonSchema
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.openapi_vocabulary import TEXT_NO_NUL
 from workbench_app.request_shapes import RequestShape, Text, refused
+from workbench_app.sources.connection_test import REASONS
 from workbench_app.sources.registry import ALL_KINDS, KINDS, MAX_DATABASES, MAX_SCHEMAS, NUMBER_OPTIONS
 
 # A value that goes into a key=value connection string as it is (registry._PLAIN_VALUE).
@@ -106,3 +107,26 @@ class Source(AnswerShape):
 
 class SourceList(AnswerShape):
     sources: list[Source]
+
+
+class RefreshedSources(AnswerShape):
+    version: int
+    """The sources' version every worker now re-reads."""
+
+
+class ConnectionFailureDetails(AnswerShape):
+    reason: Literal[REASONS]  # type: ignore[valid-type]
+
+
+class ConnectionFailure(AnswerShape):
+    """Why the source cannot be reached, in the error's shape."""
+    code: str
+    message: str
+    details: ConnectionFailureDetails
+
+
+class ConnectionTest(AnswerShape):
+    ok: bool
+    tables: int | None = None
+    """Tables (or databases, files) the source shows."""
+    error: ConnectionFailure | None = None

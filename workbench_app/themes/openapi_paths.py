@@ -1,16 +1,17 @@
-"""The themes' part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in)."""
+"""The themes' part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in); a theme's
+settings are described here from themes/settings.py's names and bounds."""
 from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import INT as _INT, STAMP as _STAMP, STR as _STR
 from workbench_app.openapi_vocabulary import model_body, ref as _ref
 from workbench_app.themes import logo
 from workbench_app.themes.settings import COLOR_NAMES, FONTS, MARGIN_SIDES, ORIENTATIONS
-from workbench_app.themes.shapes import NewTheme, ThemeAssignment, ThemeChange
+from workbench_app.themes.shapes import EffectiveTheme, NewTheme, Theme, ThemeAssignment, ThemeChange, ThemeList
 
-# The request bodies declared as models (their components are generated from them).
+# The request and answer bodies declared as models (their components are generated from them).
 REQUESTS = (NewTheme, ThemeChange, ThemeAssignment)
+ANSWERS = (Theme, ThemeList, EffectiveTheme)
 
 _COLOR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
 _LINE = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00\\r\\n]*$"}
@@ -40,22 +41,6 @@ def _settings(required: bool) -> dict[str, Any]:
 SCHEMAS: dict[str, Any] = {
     "ThemeSettings": _settings(required=False),
     "ResolvedThemeSettings": _settings(required=True),
-    "Theme": {"type": "object", "required": ["theme_id", "name", "settings", "resolved", "has_logo", "created_at",
-                                             "updated_at"],
-              "properties": {"theme_id": _INT, "name": _STR, "settings": _ref("ThemeSettings"),
-                             "resolved": _ref("ResolvedThemeSettings"), "has_logo": {"type": "boolean"},
-                             "created_at": _STAMP, "updated_at": _STAMP}},
-    "ThemeList": {"type": "object", "required": ["themes"],
-                  "properties": {"themes": {"type": "array", "items": _ref("Theme")}}},
-    "EffectiveTheme": {
-        "type": "object", "required": ["theme_id", "name", "has_logo", "source", "settings"],
-        "description": "The theme that applies: a dashboard's own, else the nearest folder's up the chain, "
-                       "else the defaults (theme_id null).",
-        "properties": {"theme_id": {"type": ["integer", "null"]}, "name": {"type": ["string", "null"]},
-                       "has_logo": {"type": "boolean"},
-                       "source": {"type": "object", "required": ["kind", "id"], "properties": {
-                           "kind": {"enum": ["dashboard", "folder", "default"]}, "id": {"type": ["integer", "null"]}}},
-                       "settings": _ref("ResolvedThemeSettings")}},
 }
 
 _LOGO_BODY = {"required": True, "description": f"The image itself, at most {logo.MAX_BYTES} bytes; SVG is refused.",

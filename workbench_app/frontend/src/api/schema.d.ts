@@ -1838,20 +1838,6 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
-        ConnectionTest: {
-            ok: boolean;
-            /** @description Tables (or databases, files) the source shows. */
-            tables?: number;
-            /** @description Why the source cannot be reached; details.reason is one of unreachable, authentication_failed, database_not_found, path_not_found, unreadable, failed. */
-            error?: {
-                code: string;
-                message: string;
-                details: {
-                    /** @enum {unknown} */
-                    reason: "unreachable" | "authentication_failed" | "database_not_found" | "path_not_found" | "unreadable" | "failed";
-                };
-            };
-        };
         /** @description A question builder definition (see workbench_app/content/builder.py). */
         BuilderDefinition: {
             table: {
@@ -2113,62 +2099,6 @@ export interface components {
                 show_date: boolean;
             };
         };
-        Theme: {
-            theme_id: number;
-            name: string;
-            settings: components["schemas"]["ThemeSettings"];
-            resolved: components["schemas"]["ResolvedThemeSettings"];
-            has_logo: boolean;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        ThemeList: {
-            themes: components["schemas"]["Theme"][];
-        };
-        /** @description The theme that applies: a dashboard's own, else the nearest folder's up the chain, else the defaults (theme_id null). */
-        EffectiveTheme: {
-            theme_id: number | null;
-            name: string | null;
-            has_logo: boolean;
-            source: {
-                /** @enum {unknown} */
-                kind: "dashboard" | "folder" | "default";
-                id: number | null;
-            };
-            settings: components["schemas"]["ResolvedThemeSettings"];
-        };
-        SignOnOffer: {
-            enabled: boolean;
-            display_name: string | null;
-        };
-        SingleSignOnSettings: {
-            enabled: boolean;
-            /** @enum {unknown} */
-            source: "settings" | "environment" | "none";
-            issuer: string | null;
-            client_id: string | null;
-            /** @description Whether a client secret is set (the secret itself is never returned). */
-            client_secret_set: boolean;
-            scopes: string;
-            display_name: string;
-            email_claim: string;
-            name_claim: string;
-            groups_claim: string;
-            /** @description claim -> user attribute, refreshed at every sign-in */
-            attribute_claims: {
-                [key: string]: string;
-            };
-            /** @description directory group -> workbench group name */
-            group_mapping: {
-                [key: string]: string;
-            };
-            groups_by_name: boolean;
-            create_accounts: boolean;
-            password_sign_in: boolean;
-            break_glass_email: string | null;
-        };
         PublicLink: {
             link_id: number;
             dashboard_id: number;
@@ -2315,6 +2245,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Why the source cannot be reached, in the error's shape. */
+        ConnectionFailure: {
+            code: string;
+            message: string;
+            details: components["schemas"]["ConnectionFailureDetails"];
+        };
+        ConnectionFailureDetails: {
+            /** @enum {string} */
+            reason: "unreachable" | "authentication_failed" | "database_not_found" | "path_not_found" | "unreadable" | "failed";
+        };
+        ConnectionTest: {
+            ok: boolean;
+            /** @description Tables (or databases, files) the source shows. */
+            tables?: number | null;
+            error?: components["schemas"]["ConnectionFailure"] | null;
+        };
         Dashboard: {
             dashboard_id: number;
             folder_id: number;
@@ -2407,6 +2353,17 @@ export interface components {
         };
         DeliveryList: {
             deliveries: components["schemas"]["Delivery"][];
+        };
+        /**
+         * @description The theme that applies: a dashboard's own, else the nearest folder's up the chain, else the
+         *     defaults (theme_id null).
+         */
+        EffectiveTheme: {
+            theme_id: number | null;
+            name: string | null;
+            has_logo: boolean;
+            source: components["schemas"]["ThemeSource"];
+            settings: components["schemas"]["ResolvedThemeSettings"];
         };
         /** @description A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
         FilterLink: {
@@ -2596,6 +2553,10 @@ export interface components {
         QuestionList: {
             questions: components["schemas"]["Question"][];
         };
+        RefreshedSources: {
+            /** @description The sources' version every worker now re-reads. */
+            version: number;
+        };
         /** @description A statement's rows, under the caller's permissions. */
         Result: {
             columns: components["schemas"]["ResultColumn"][];
@@ -2702,6 +2663,40 @@ export interface components {
             links: components["schemas"]["FilterLink"][];
             /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
             settable: boolean;
+        };
+        /** @description What the sign-in page offers (no sign-in needed). */
+        SignOnOffer: {
+            enabled: boolean;
+            display_name: string | null;
+        };
+        SingleSignOnSettings: {
+            enabled: boolean;
+            /**
+             * @description Where the configuration in force comes from.
+             * @enum {string}
+             */
+            source: "settings" | "environment" | "none";
+            issuer: string | null;
+            client_id: string | null;
+            /** @description Whether a client secret is set (the secret itself is never returned). */
+            client_secret_set: boolean;
+            scopes: string;
+            display_name: string;
+            email_claim: string;
+            name_claim: string;
+            groups_claim: string;
+            /** @description claim -> user attribute, refreshed at every sign-in. */
+            attribute_claims: {
+                [key: string]: string;
+            };
+            /** @description directory group -> workbench group name. */
+            group_mapping: {
+                [key: string]: string;
+            };
+            groups_by_name: boolean;
+            create_accounts: boolean;
+            password_sign_in: boolean;
+            break_glass_email: string | null;
         };
         Source: {
             source_id: number;
@@ -2817,6 +2812,27 @@ export interface components {
         };
         TableList: {
             tables: components["schemas"]["Table"][];
+        };
+        Theme: {
+            theme_id: number;
+            name: string;
+            /** @description The settings as the theme gives them. */
+            settings: components["schemas"]["ThemeSettings"];
+            /** @description Every setting: the theme's, else the default. */
+            resolved: components["schemas"]["ResolvedThemeSettings"];
+            has_logo: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ThemeList: {
+            themes: components["schemas"]["Theme"][];
+        };
+        ThemeSource: {
+            /** @enum {string} */
+            kind: "dashboard" | "folder" | "default";
+            id: number | null;
         };
         /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
         User: {
@@ -6921,9 +6937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RefreshedSources"];
                 };
             };
             /** @description Invalid input */
