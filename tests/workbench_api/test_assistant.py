@@ -2,7 +2,8 @@
 
 The provider is `tests/scripted_chat_provider.py`: it replays the turns each test scripts in the
 Chat Completions wire format (streamed chunks, tool calls) and records what it received, which the
-tests search for what must never reach it.
+tests search for what must never reach it. The answers are checked against the models the OpenAPI
+document is generated from (assistant/shapes.py), which refuse a field they do not name.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 from tests.conftest import free_port
 from tests.scripted_chat_provider import ScriptedChatProvider
 from tests.workbench_api.conftest import Api, create_user_with_token, ok
+from workbench_app.assistant.shapes import (AssistantAnswer, AssistantProvider, AssistantStatus, AssistantToolRun,
+                                            ConversationList, ConversationWithMessages)
 
 API_KEY = "sk-scripted-provider-key-123"
 
@@ -57,7 +60,7 @@ def new_conversation(api: Api, title: str = "Questions") -> int:
 def test_off_until_an_administrator_configures_a_provider_whose_key_is_sealed(admin, analyst, provider, workbench_db):
     _, token = analyst
     user = Api(admin.client, token)
-    assert ok(user.get("/assistant/status"))["enabled"] is False
+    assert AssistantStatus.model_validate(ok(user.get("/assistant/status"))).enabled is False
     conversation = new_conversation(user)
     refused = ask(user, conversation, "Hello?", stream=False)
     assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "assistant_not_configured"
@@ -67,6 +70,7 @@ def test_off_until_an_administrator_configures_a_provider_whose_key_is_sealed(ad
     described = ok(admin.put("/assistant/provider", {"base_url": provider.base_url, "model": "m", "api_key": API_KEY,
                                                      "requests_per_hour": 5}))
     assert described["enabled"] is True and described["api_key_set"] is True and described["source"] == "settings"
+    AssistantProvider.model_validate(described)
     assert API_KEY not in json.dumps(described) and API_KEY not in json.dumps(ok(admin.get("/assistant/provider")))
     sealed = workbench_db.execute("select api_key_sealed from assistant_provider").fetchone()[0]
     assert sealed.startswith("v1:") and API_KEY not in sealed
@@ -110,6 +114,7 @@ def test_an_answer_streams_with_tools_run_as_the_asker_and_nothing_hidden_reache
     assert kinds[0] == "message" and kinds[-1] == "done" and "delta" in kinds
     assert "".join(data["text"] for kind, data in events if kind == "delta").startswith("EU **revenue**")
     tools = [data for kind, data in events if kind == "tool"]
+    assert all(AssistantToolRun.model_validate(tool) for tool in tools)
     assert [t["name"] for t in tools] == ["search_schema", "describe_table", "run_sql", "show_chart"]
     assert [row[0] for row in tools[2]["result"]["rows"]] == [1, 2, 5]  # the EU rows only
     assert tools[3]["artifact"] == {"kind": "chart", "sql": tools[3]["artifact"]["sql"], "title": "Revenue by page",
@@ -135,6 +140,7 @@ def test_an_answer_streams_with_tools_run_as_the_asker_and_nothing_hidden_reache
     assert len(history) == 2 and {q["user_id"] for q in history} == {analyst_id}
 
     stored = ok(user.get(f"/assistant/conversations/{conversation}"))
+    ConversationWithMessages.model_validate(stored)
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
     answer = stored["messages"][1]
     assert answer["content"].endswith("<script>alert(1)</script>")  # stored as text; the screen renders it as text
@@ -148,6 +154,7 @@ def test_the_json_answer_for_api_clients(admin, configured):
     configured.script({"tool_calls": [{"name": "run_sql", "arguments": {"sql": "SELECT count(*) AS n FROM page_views"}}]},
                       {"text": "There are 5 page views."})
     answer = ok(ask(admin, conversation, "How many page views?", stream=False), 201)
+    AssistantAnswer.model_validate(answer)
     assert answer["message"]["content"] == "There are 5 page views."
     assert answer["tools"][0]["result"]["rows"] == [[5]]
     assert answer["message"]["artifacts"] == [{"kind": "sql", "sql": "SELECT count(*) AS n FROM page_views"}]
@@ -167,7 +174,8 @@ def test_a_conversation_is_its_owners_only_and_deleted_for_good(admin, analyst, 
         assert ask(intruder, conversation, "Tell me", stream=False).status_code == 404
         assert ok(intruder.get("/assistant/conversations"))["conversations"] == []
     assert ok(owner.patch(f"/assistant/conversations/{conversation}", {"title": "Renamed"}))["title"] == "Renamed"
-    assert [c["title"] for c in ok(owner.get("/assistant/conversations"))["conversations"]] == ["Renamed"]
+    listed = ConversationList.model_validate(ok(owner.get("/assistant/conversations")))
+    assert [c.title for c in listed.conversations] == ["Renamed"]
     assert owner.delete(f"/assistant/conversations/{conversation}").status_code == 204
     assert owner.get(f"/assistant/conversations/{conversation}").status_code == 404
     assert workbench_db.execute("select count(*) from assistant_messages").fetchone()[0] == 0
@@ -239,6 +247,7 @@ def test_provider_failures_are_clear_translated_refusals(admin, configured, turn
 def test_a_wrong_tool_call_is_told_to_the_model_and_shown_as_a_notice(admin, configured, call, code):
     configured.script({"tool_calls": [call]}, {"text": "Sorry, let me answer plainly."})
     answer = ok(ask(admin, new_conversation(admin), "Go", stream=False), 201)
+    AssistantAnswer.model_validate(answer)
     assert [n["code"] for n in answer["notices"]] == [code]
     assert answer["message"]["content"] == "Sorry, let me answer plainly."
     told = configured.received[1]["body"]["messages"][-1]
@@ -271,6 +280,7 @@ def test_a_statement_the_askers_rights_refuse_is_told_to_the_model_and_recorded(
     configured.script({"tool_calls": [{"name": "run_sql", "arguments": {"sql": "SELECT * FROM modeled.page_views"}}]},
                       {"text": "No puedo leer esa tabla."})
     answer = ok(ask(user, new_conversation(user), "Todo", stream=False), 201)
+    AssistantAnswer.model_validate(answer)
     tool = answer["tools"][0]
     assert tool["error"]["code"] == "table_not_found" and tool["artifact"]["error"]["message"] == tool["error"]["message"]
     told = json.loads(configured.received[1]["body"]["messages"][-1]["content"])

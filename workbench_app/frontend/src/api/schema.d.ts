@@ -1929,108 +1929,6 @@ export interface components {
                 hit_ratio: number | null;
             }[];
         };
-        AssistantProvider: {
-            enabled: boolean;
-            /** @enum {unknown} */
-            source: "settings" | "environment" | "none";
-            base_url: string | null;
-            model: string | null;
-            /** @description Whether a key is set (the key itself is never returned). */
-            api_key_set: boolean;
-            organization: string | null;
-            header_names: string[];
-            max_tool_rounds: number;
-            max_rows: number;
-            max_result_chars: number;
-            requests_per_hour: number;
-            tokens_per_hour: number;
-            timeout_seconds: number;
-        };
-        AssistantStatus: {
-            enabled: boolean;
-            usage: {
-                requests: number;
-                tokens: number;
-                requests_per_hour: number;
-                tokens_per_hour: number;
-                /** Format: date-time */
-                resets_at: string;
-            };
-        };
-        Conversation: {
-            conversation_id: number;
-            title: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        ConversationList: {
-            conversations: components["schemas"]["Conversation"][];
-        };
-        AssistantArtifact: {
-            /** @enum {unknown} */
-            kind: "sql" | "chart";
-            sql: string;
-            title?: string;
-            chart?: {
-                kind: string;
-                x: string;
-                y: string[];
-            };
-            error?: {
-                code: string;
-                message: string;
-            };
-        };
-        AssistantMessage: {
-            message_id: number;
-            /** @enum {unknown} */
-            role: "user" | "assistant";
-            /** @description Markdown text: shown as text, never as HTML. */
-            content: string;
-            artifacts: components["schemas"]["AssistantArtifact"][];
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-        };
-        ConversationWithMessages: components["schemas"]["Conversation"] & {
-            messages: components["schemas"]["AssistantMessage"][];
-        };
-        AssistantToolRun: {
-            name: string;
-            artifact: components["schemas"]["AssistantArtifact"] | null;
-            /** @description run_sql and show_chart: the first 50 rows of the result, as the asker saw them. */
-            result?: {
-                columns: {
-                    name: string;
-                    type: string;
-                }[];
-                rows: unknown[][];
-                row_count: number;
-                truncated: boolean;
-                elapsed_ms?: number;
-            };
-            error?: {
-                code: string;
-                message: string;
-                details?: unknown;
-            };
-        };
-        AssistantNotice: {
-            code: string;
-            message: string;
-            details?: unknown;
-        };
-        AssistantAnswer: {
-            user_message: components["schemas"]["AssistantMessage"];
-            message: components["schemas"]["AssistantMessage"];
-            tools: components["schemas"]["AssistantToolRun"][];
-            notices: components["schemas"]["AssistantNotice"][];
-        };
         ThemeSettings: {
             /** @enum {unknown} */
             font?: "system" | "inter" | "source-serif-4" | "atkinson-hyperlegible";
@@ -2204,6 +2102,93 @@ export interface components {
         AlertList: {
             alerts: components["schemas"]["Alert"][];
         };
+        AssistantAnswer: {
+            user_message: components["schemas"]["AssistantMessage"];
+            message: components["schemas"]["AssistantMessage"];
+            tools: components["schemas"]["AssistantToolRun"][];
+            notices: components["schemas"]["AssistantNotice"][];
+        };
+        /** @description A statement the assistant ran, or a chart it drew, to open in the SQL editor. */
+        AssistantArtifact: {
+            /** @enum {string} */
+            kind: "sql" | "chart";
+            sql: string;
+            title?: string | null;
+            chart?: components["schemas"]["AssistantChart"] | null;
+            error?: components["schemas"]["AssistantError"] | null;
+        };
+        AssistantChart: {
+            kind: string;
+            x: string;
+            y: string[];
+        };
+        AssistantError: {
+            code: string;
+            message: string;
+        };
+        AssistantMessage: {
+            message_id: number;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            /** @description Markdown text: shown as text, never as HTML. */
+            content: string;
+            artifacts: components["schemas"]["AssistantArtifact"][];
+            error: components["schemas"]["AssistantError"] | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A tool call the model got wrong (told to it), or a tool's refusal. */
+        AssistantNotice: {
+            code: string;
+            message: string;
+            details?: unknown;
+        };
+        AssistantProvider: {
+            enabled: boolean;
+            /** @enum {string} */
+            source: "settings" | "environment" | "none";
+            base_url: string | null;
+            model: string | null;
+            /** @description Whether a key is set (the key itself is never returned). */
+            api_key_set: boolean;
+            organization: string | null;
+            /** @description The extra headers' names (their values are never returned). */
+            header_names: string[];
+            max_tool_rounds: number;
+            max_rows: number;
+            max_result_chars: number;
+            requests_per_hour: number;
+            tokens_per_hour: number;
+            timeout_seconds: number;
+        };
+        AssistantStatus: {
+            enabled: boolean;
+            /** @description The person's use of the hourly quota. */
+            usage: components["schemas"]["AssistantUsage"];
+        };
+        /** @description run_sql and show_chart: the first 50 rows of the result, as the asker saw them. */
+        AssistantToolResult: {
+            columns: components["schemas"]["ResultColumn"][];
+            rows: unknown[][];
+            row_count: number;
+            truncated: boolean;
+            elapsed_ms?: number | null;
+        };
+        /** @description What the answer (and its `tool` event) says of a tool run, as the asker. */
+        AssistantToolRun: {
+            name: string;
+            artifact: components["schemas"]["AssistantArtifact"] | null;
+            result?: components["schemas"]["AssistantToolResult"] | null;
+            error?: components["schemas"]["AssistantNotice"] | null;
+        };
+        AssistantUsage: {
+            requests: number;
+            tokens: number;
+            requests_per_hour: number;
+            tokens_per_hour: number;
+            /** Format: date-time */
+            resets_at: string;
+        };
         /** @description One audited action (a sign-in, a permission, a source, a token, a share, a delivery). */
         AuditEntry: {
             entry_id: number;
@@ -2260,6 +2245,26 @@ export interface components {
             /** @description Tables (or databases, files) the source shows. */
             tables?: number | null;
             error?: components["schemas"]["ConnectionFailure"] | null;
+        };
+        Conversation: {
+            conversation_id: number;
+            title: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConversationList: {
+            conversations: components["schemas"]["Conversation"][];
+        };
+        ConversationWithMessages: {
+            conversation_id: number;
+            title: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            messages: components["schemas"]["AssistantMessage"][];
         };
         Dashboard: {
             dashboard_id: number;

@@ -119,7 +119,7 @@ function LiveView({ live }: { live: LiveAnswer }) {
         {live.tools.map((tool, index) => (
           <div key={index}>
             <p className={styles.toolLine}>{t("assistant.usedTool", { name: tool.name })}</p>
-            {tool.artifact && <ArtifactView artifact={tool.artifact} live={tool.error ? undefined : tool.result} />}
+            {tool.artifact && <ArtifactView artifact={tool.artifact} live={tool.error ? undefined : tool.result ?? undefined} />}
           </div>
         ))}
         {live.notices.map((notice, index) => <p key={index} className={styles.notice}>{notice.message}</p>)}
