@@ -13,7 +13,8 @@ from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, Fold
                                           Model, ModelList, Question, QuestionList)
 from workbench_app.permissions.shapes import GroupPermissions, RuleCheck, SavedRule
 from workbench_app.records.shapes import AuditList, HistoryList
-from workbench_app.sharing.shapes import SharedDashboard
+from workbench_app.sharing.shapes import (EmbeddingSecretList, NewEmbeddingSecret, NewPublicLink, PublicLinkList,
+                                          SharedDashboard)
 from workbench_app.single_sign_on.shapes import SignOnOffer, SingleSignOnSettings
 from workbench_app.sources.shapes import ConnectionTest, RefreshedSources, Source, SourceList
 from workbench_app.statements.shapes import (Cancelling, CompiledBuilder, DatasourceList, FormattedSql, Preview, Result,
@@ -194,3 +195,17 @@ def test_a_sources_connection_test_and_a_refresh_are_their_models(admin, tmp_pat
         "path": str(database)}})))
     assert reached.ok and reached.tables == 1 and reached.error is None
     assert _exactly(RefreshedSources, ok(admin.post("/sources/refresh"))).version >= 1
+
+
+def test_public_links_and_embedding_secrets_are_their_models(admin, eu_analysts):
+    dashboard = ok(admin.post("/dashboards", {"name": "Shared"}), 201)
+    links = f"/dashboards/{dashboard['dashboard_id']}/public-links"
+    ok(admin.patch("/settings", {"public_sharing": True}))
+    created = _exactly(NewPublicLink, ok(admin.post(links, {"allowed_filters": []}), 201))
+    assert created.path.endswith(created.secret) and created.link.revoked_at is None
+    listed = _exactly(PublicLinkList, ok(admin.get(links)))
+    assert listed.public_sharing and [link.link_id for link in listed.links] == [created.link.link_id]
+    secret = _exactly(NewEmbeddingSecret, ok(admin.post("/embedding-secrets", {"name": "Portal",
+                                                                               "group_id": eu_analysts}), 201))
+    assert secret.embedding_secret.group_name == "EU analysts"
+    assert _exactly(EmbeddingSecretList, ok(admin.get("/embedding-secrets"))).secrets

@@ -3,16 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import ID as _ID, INT as _INT, NULL_STAMP as _NULL_STAMP, STAMP as _STAMP
-from workbench_app.openapi_vocabulary import STR as _STR, model_body, object_of as _object, ref as _ref
+from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
 from workbench_app.printing.openapi_paths import pdf_operation
-from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest, SharedDashboard
+from workbench_app.sharing.shapes import (CardFilters, EmbeddingSecretList, EmbeddingSecretRequest, NewEmbeddingSecret,
+                                          NewPublicLink, PublicLink, PublicLinkList, PublicLinkRequest, SharedDashboard)
 
 # The answers and request bodies declared as models (their components are generated from them).
-ANSWERS = (SharedDashboard,)
+ANSWERS = (SharedDashboard, PublicLink, PublicLinkList, NewPublicLink, EmbeddingSecretList, NewEmbeddingSecret)
 REQUESTS = (PublicLinkRequest, EmbeddingSecretRequest, CardFilters)
 
-_STRINGS = {"type": "array", "items": _STR}
 _CSV = {"description": "CSV (RFC 4180, UTF-8) of the card's result, formulas defused.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
 _EMBED_TOKEN = {"name": "X-Embed-Token", "in": "header", "required": True,
@@ -24,23 +23,6 @@ _LINK = {"name": "link_token", "in": "path", "required": True,
 _FILTER_ID = {"name": "filter_id", "in": "path", "required": True, "schema": _ID}
 _SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing this (case-insensitive)."}
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
-
-
-
-SCHEMAS: dict[str, Any] = {
-    "PublicLink": _object({"link_id": _INT, "dashboard_id": _INT, "allowed_filters": _STRINGS,
-                           "allow_pdf": {"type": "boolean"}, "created_by": _INT, "created_at": _STAMP,
-                           "revoked_at": _NULL_STAMP}),
-    "PublicLinkList": _object({"public_sharing": {"type": "boolean"},
-                               "links": {"type": "array", "items": _ref("PublicLink")}}),
-    "NewPublicLink": _object({"link": _ref("PublicLink"), "secret": _STR, "path": _STR}),
-    "EmbeddingSecret": _object({"secret_id": _INT, "kid": _STR, "name": _STR, "group_id": _INT, "group_name": _STR,
-                                "account_id": _INT, "allowed_origins": _STRINGS, "created_at": _STAMP,
-                                "revoked_at": _NULL_STAMP}),
-    "EmbeddingSecretList": _object({"secrets": {"type": "array", "items": _ref("EmbeddingSecret")}}),
-    "NewEmbeddingSecret": _object({"embedding_secret": _ref("EmbeddingSecret"), "secret": {
-        **_STR, "description": "The HS256 signing secret: shown this once."}}),
-}
 
 
 def _shared(operation: dict[str, Any], parameters: list[dict[str, Any]], *refusals: tuple[str, str],

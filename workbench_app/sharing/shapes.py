@@ -1,7 +1,8 @@
-"""A shared dashboard as its visitor's page reads it, and the requests that share one (bases:
-answer_shapes.py, request_shapes.py)."""
+"""A shared dashboard as its visitor's page reads it, the public links and embedding secrets that
+share one, and the requests that create them (bases: answer_shapes.py, request_shapes.py)."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import WithJsonSchema
@@ -27,6 +28,55 @@ class SharedDashboard(Dashboard):
     """The dashboard of a public link or an embed, as its visitor sees it."""
     filters: list[SharedFilter]  # type: ignore[assignment]  (each marked settable or not)
     share: ShareTerms
+
+
+class PublicLink(AnswerShape):
+    link_id: int
+    dashboard_id: int
+    allowed_filters: list[str]
+    """The filters a visitor may set (the others keep their defaults)."""
+    allow_pdf: bool
+    created_by: int
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class PublicLinkList(AnswerShape):
+    public_sharing: bool
+    """Whether public sharing is on (off: no link answers)."""
+    links: list[PublicLink]
+
+
+class NewPublicLink(AnswerShape):
+    link: PublicLink
+    secret: str
+    """The link's secret: shown this once."""
+    path: str
+    """The address to hand out: /public/<secret>."""
+
+
+class EmbeddingSecret(AnswerShape):
+    secret_id: int
+    kid: str
+    """The key id a token names in its header."""
+    name: str
+    group_id: int
+    group_name: str
+    account_id: int
+    """The account an embedded dashboard's statements run as (the group's rules apply)."""
+    allowed_origins: list[str]
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class EmbeddingSecretList(AnswerShape):
+    secrets: list[EmbeddingSecret]
+
+
+class NewEmbeddingSecret(AnswerShape):
+    embedding_secret: EmbeddingSecret
+    secret: str
+    """The HS256 signing secret: shown this once."""
 
 
 class PublicLinkRequest(RequestShape):

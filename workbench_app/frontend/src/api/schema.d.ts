@@ -1997,47 +1997,6 @@ export interface components {
                 show_date: boolean;
             };
         };
-        PublicLink: {
-            link_id: number;
-            dashboard_id: number;
-            allowed_filters: string[];
-            allow_pdf: boolean;
-            created_by: number;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            revoked_at: string | null;
-        };
-        PublicLinkList: {
-            public_sharing: boolean;
-            links: components["schemas"]["PublicLink"][];
-        };
-        NewPublicLink: {
-            link: components["schemas"]["PublicLink"];
-            secret: string;
-            path: string;
-        };
-        EmbeddingSecret: {
-            secret_id: number;
-            kid: string;
-            name: string;
-            group_id: number;
-            group_name: string;
-            account_id: number;
-            allowed_origins: string[];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            revoked_at: string | null;
-        };
-        EmbeddingSecretList: {
-            secrets: components["schemas"]["EmbeddingSecret"][];
-        };
-        NewEmbeddingSecret: {
-            embedding_secret: components["schemas"]["EmbeddingSecret"];
-            /** @description The HS256 signing secret: shown this once. */
-            secret: string;
-        };
         HomeItem: {
             /** @enum {unknown} */
             kind: "dashboard" | "question";
@@ -2370,6 +2329,23 @@ export interface components {
             source: components["schemas"]["ThemeSource"];
             settings: components["schemas"]["ResolvedThemeSettings"];
         };
+        EmbeddingSecret: {
+            secret_id: number;
+            /** @description The key id a token names in its header. */
+            kid: string;
+            name: string;
+            group_id: number;
+            group_name: string;
+            /** @description The account an embedded dashboard's statements run as (the group's rules apply). */
+            account_id: number;
+            allowed_origins: string[];
+            /** Format: date-time */
+            created_at: string;
+            revoked_at: string | null;
+        };
+        EmbeddingSecretList: {
+            secrets: components["schemas"]["EmbeddingSecret"][];
+        };
         /** @description A filter feeds a card's variable (a date range: `variable` and `end_variable`) or a column of its result. */
         FilterLink: {
             card_id: number;
@@ -2518,6 +2494,18 @@ export interface components {
         ModelList: {
             models: components["schemas"]["Model"][];
         };
+        NewEmbeddingSecret: {
+            embedding_secret: components["schemas"]["EmbeddingSecret"];
+            /** @description The HS256 signing secret: shown this once. */
+            secret: string;
+        };
+        NewPublicLink: {
+            link: components["schemas"]["PublicLink"];
+            /** @description The link's secret: shown this once. */
+            secret: string;
+            /** @description The address to hand out: /public/<secret>. */
+            path: string;
+        };
         /** @description A problem or a warning, in the error's shape. */
         Notice: {
             code: string;
@@ -2531,6 +2519,22 @@ export interface components {
             result: components["schemas"]["Result"] | null;
             refusal: components["schemas"]["Notice"] | null;
             decisions: components["schemas"]["TableDecision"][];
+        };
+        PublicLink: {
+            link_id: number;
+            dashboard_id: number;
+            /** @description The filters a visitor may set (the others keep their defaults). */
+            allowed_filters: string[];
+            allow_pdf: boolean;
+            created_by: number;
+            /** Format: date-time */
+            created_at: string;
+            revoked_at: string | null;
+        };
+        PublicLinkList: {
+            /** @description Whether public sharing is on (off: no link answers). */
+            public_sharing: boolean;
+            links: components["schemas"]["PublicLink"][];
         };
         /** @description A saved question: SQL with {{variables}}, or a builder definition compiled to SQL. */
         Question: {
