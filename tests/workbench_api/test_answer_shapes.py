@@ -9,8 +9,9 @@ from pydantic import BaseModel
 
 from tests.workbench_api.conftest import Api, ok
 from workbench_app.accounts.shapes import Group, GroupList, User, UserList
-from workbench_app.content.shapes import (Dashboard, DashboardList, Folder, FolderList, ListedMetric, Metric, MetricList,
-                                          Model, ModelList, Question, QuestionList)
+from workbench_app.content.shapes import (Dashboard, DashboardCacheCounts, DashboardList, FilterValues, Folder, FolderList,
+                                          ListedMetric, Metric, MetricList, Model, ModelList, Question, QuestionList,
+                                          ResultColumns)
 from workbench_app.permissions.shapes import GroupPermissions, RuleCheck, SavedRule
 from workbench_app.records.shapes import AuditList, HistoryList
 from workbench_app.sharing.shapes import (EmbeddingSecretList, NewEmbeddingSecret, NewPublicLink, PublicLinkList,
@@ -78,8 +79,9 @@ def test_models_metrics_and_groups_are_their_models(admin, analyst):
 
 def test_questions_folders_sources_and_users_are_their_models(admin, analyst):
     folder = _exactly(Folder, ok(admin.post("/folders", {"name": "Shapes"}), 201))
-    ok(admin.put(f"/folders/{folder.folder_id}/access/{ok(admin.post('/groups', {'name': 'Readers'}), 201)['group_id']}",
-                 {"level": "view"}))
+    _exactly(Folder, ok(admin.put(
+        f"/folders/{folder.folder_id}/access/{ok(admin.post('/groups', {'name': 'Readers'}), 201)['group_id']}",
+        {"level": "view"})))
     shared = _exactly(Folder, ok(admin.get(f"/folders/{folder.folder_id}")))
     assert [grant.level for grant in shared.groups] == ["view"] and shared.personal is False
     listed = _exactly(FolderList, ok(admin.get("/folders"))).folders
@@ -209,3 +211,19 @@ def test_public_links_and_embedding_secrets_are_their_models(admin, eu_analysts)
                                                                                "group_id": eu_analysts}), 201))
     assert secret.embedding_secret.group_name == "EU analysts"
     assert _exactly(EmbeddingSecretList, ok(admin.get("/embedding-secrets"))).secrets
+
+
+def test_a_questions_columns_a_filters_values_and_the_cache_counts_are_their_models(admin):
+    question = ok(admin.post("/questions", {"name": "Pages", "sql": "SELECT page, country FROM page_views"}), 201)
+    columns = _exactly(ResultColumns, ok(admin.get(f"/questions/{question['question_id']}/columns"))).columns
+    assert [column.name for column in columns] == ["page", "country"]
+    dashboard = ok(admin.post("/dashboards", {"name": "Counted", "cards": [{"key": "q", "question_id": question["question_id"]}],
+                                              "filters": [{"name": "Country", "type": "one_of",
+                                                           "values": {"table": "warehouse.analytics.page_views",
+                                                                      "column": "country"},
+                                                           "links": [{"card": "q", "column": "country"}]}]}), 201)
+    values = _exactly(FilterValues, ok(admin.get(
+        f"/dashboards/{dashboard['dashboard_id']}/filters/{dashboard['filters'][0]['filter_id']}/values")))
+    assert values.values and values.truncated is False
+    counts = _exactly(DashboardCacheCounts, ok(admin.get("/dashboard-cache"))).dashboards
+    assert dashboard["dashboard_id"] in [count.dashboard_id for count in counts]

@@ -5,26 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import (ID as _ID, INT as _INT, SHORT_TEXT as _TEXT, STR as _STR, model_body,
-                                              object_of as _object, ref as _ref)
-from workbench_app.content.shapes import (CardRun, Dashboard, DashboardChange, DashboardList, Folder, FolderAccess,
-                                          FolderList, FolderName, Metric, MetricList, MetricQuery, Model, ModelChange,
-                                          ModelList, NewDashboard, NewFolder, NewMetric, NewModel, NewQuestion, Question,
-                                          QuestionChange, QuestionDownload, QuestionList, QuestionRun)
+from workbench_app.openapi_vocabulary import ID as _ID, SHORT_TEXT as _TEXT, model_body, ref as _ref
+from workbench_app.content.shapes import (CardRun, Dashboard, DashboardCacheCounts, DashboardChange, DashboardList,
+                                          FilterValues, Folder, FolderAccess, FolderList, FolderName, Metric, MetricList,
+                                          MetricQuery, Model, ModelChange, ModelList, NewDashboard, NewFolder, NewMetric,
+                                          NewModel, NewQuestion, Question, QuestionChange, QuestionDownload, QuestionList,
+                                          QuestionRun, ResultColumns)
 from workbench_app.statements.openapi_paths import csv_download as _csv
 
-ANSWERS = (Dashboard, DashboardList, Model, ModelList, Metric, MetricList, Question, QuestionList, Folder, FolderList)
+ANSWERS = (Dashboard, DashboardList, Model, ModelList, Metric, MetricList, Question, QuestionList, Folder, FolderList,
+           ResultColumns, FilterValues, DashboardCacheCounts)
 REQUESTS = (NewDashboard, DashboardChange, NewModel, ModelChange, NewMetric, NewQuestion, QuestionChange, NewFolder,
             FolderName, FolderAccess, QuestionRun, QuestionDownload, MetricQuery, CardRun)
 
-SCHEMAS: dict[str, Any] = {
-    "ResultColumns": _object({"columns": {"type": "array", "items": _object({"name": _STR, "type": _STR})}}),
-    "FilterValues": _object({"values": {"type": "array", "items": {"type": ["string", "number", "boolean"]}},
-                             "truncated": {"type": "boolean", "description": "More values than shown: search."}}),
-    "DashboardCacheCounts": _object({"dashboards": {"type": "array", "items": _object({
-        "dashboard_id": _INT, "name": _STR, "cache_ttl_seconds": _INT, "warm_up": {"type": "boolean"},
-        "hits": _INT, "misses": _INT, "entries": _INT, "hit_ratio": {"type": ["number", "null"]}})}}),
-}
 
 
 def paths(op, also) -> dict[str, Any]:
@@ -38,7 +31,7 @@ def paths(op, also) -> dict[str, Any]:
                                              body=model_body(FolderName)),
                                  "delete": op("Delete a folder", "folders", ok=204, params=("folder_id",))},
         "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
-                                                             params=("folder_id", "group_id"),
+                                                             params=("folder_id", "group_id"), result=_ref("Folder"),
                                                              body=model_body(FolderAccess))},
         "/questions": {"get": op("List questions", "questions", result=_ref("QuestionList"), query={"folder_id": _ID, "search": _TEXT}),
                        "post": op("Create a question", "questions", ok=201, result=_ref("Question"),

@@ -12,7 +12,8 @@ from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, Tex
 from workbench_app.content.dashboard_filters import FILTER_TYPES
 from workbench_app.content.folders import LEVELS
 from workbench_app.content.models_metrics import AGGREGATIONS
-from workbench_app.statements.shapes import VARIABLE_TYPES_SCHEMA, BuilderDefinition, RowLimit, VariableValues
+from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderDefinition, ResultColumn, RowLimit,
+                                             VariableValues)
 
 CardKind = Literal["question", "text", "heading"]
 FilterType = Literal[FILTER_TYPES]  # type: ignore[valid-type]  (a tuple of names: one list of them)
@@ -174,6 +175,34 @@ class Folder(AnswerShape):
 
 class FolderList(AnswerShape):
     folders: list[Folder]
+
+
+class ResultColumns(AnswerShape):
+    """A question's result columns, without running it over the data."""
+    columns: list[ResultColumn]
+
+
+class FilterValues(AnswerShape):
+    values: list[str | float | bool]
+    truncated: bool
+    """More values than shown: search."""
+
+
+class DashboardCacheCount(AnswerShape):
+    dashboard_id: int
+    name: str
+    cache_ttl_seconds: int
+    warm_up: bool
+    hits: int
+    misses: int
+    entries: int
+    """Fresh results held."""
+    hit_ratio: float | None
+    """hits / (hits + misses); null before the first read."""
+
+
+class DashboardCacheCounts(AnswerShape):
+    dashboards: list[DashboardCacheCount]
 
 
 # A dashboard's tabs, cards or filters: each item is checked by the area's functions

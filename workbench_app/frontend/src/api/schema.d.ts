@@ -1906,29 +1906,6 @@ export interface components {
             }[];
             limit?: number;
         };
-        ResultColumns: {
-            columns: {
-                name: string;
-                type: string;
-            }[];
-        };
-        FilterValues: {
-            values: (string | number | boolean)[];
-            /** @description More values than shown: search. */
-            truncated: boolean;
-        };
-        DashboardCacheCounts: {
-            dashboards: {
-                dashboard_id: number;
-                name: string;
-                cache_ttl_seconds: number;
-                warm_up: boolean;
-                hits: number;
-                misses: number;
-                entries: number;
-                hit_ratio: number | null;
-            }[];
-        };
         ThemeSettings: {
             /** @enum {unknown} */
             font?: "system" | "inter" | "source-serif-4" | "atkinson-hyperlegible";
@@ -2242,6 +2219,21 @@ export interface components {
             cards: components["schemas"]["DashboardCard"][];
             filters: components["schemas"]["DashboardFilter"][];
         };
+        DashboardCacheCount: {
+            dashboard_id: number;
+            name: string;
+            cache_ttl_seconds: number;
+            warm_up: boolean;
+            hits: number;
+            misses: number;
+            /** @description Fresh results held. */
+            entries: number;
+            /** @description hits / (hits + misses); null before the first read. */
+            hit_ratio: number | null;
+        };
+        DashboardCacheCounts: {
+            dashboards: components["schemas"]["DashboardCacheCount"][];
+        };
         DashboardCard: {
             card_id: number;
             tab_id: number | null;
@@ -2352,6 +2344,11 @@ export interface components {
             variable: string | null;
             end_variable: string | null;
             column: string | null;
+        };
+        FilterValues: {
+            values: (string | number | boolean)[];
+            /** @description More values than shown: search. */
+            truncated: boolean;
         };
         Folder: {
             folder_id: number;
@@ -2587,6 +2584,10 @@ export interface components {
             name: string;
             /** @description DuckDB's name of the column's type (VARCHAR, BIGINT, TIMESTAMP WITH TIME ZONE, ...). */
             type: string;
+        };
+        /** @description A question's result columns, without running it over the data. */
+        ResultColumns: {
+            columns: components["schemas"]["ResultColumn"][];
         };
         RuleCheck: {
             /** @description false: the rule would grant nothing (see problems). */
@@ -8963,9 +8964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Folder"];
                 };
             };
             /** @description Invalid input */

@@ -5,16 +5,14 @@ import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
+import type { components } from "../../api/schema";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
 import { filterValuesKey } from "./dashboardQueries";
 import { listValue, listValues } from "./filterState";
 import styles from "./DashboardPage.module.css";
 
-export interface FilterValues {
-  values: unknown[];
-  truncated: boolean;
-}
+export type FilterValues = components["schemas"]["FilterValues"];
 
 /** Where a shared page's one-of filters read their values; `key` changes with the link or token. */
 export interface FilterValuesSource {
