@@ -30,7 +30,7 @@ function Conversations({ selected }: { selected: number | null }) {
   const [error, setError] = useState<unknown>(null);
 
   async function start() {
-    const created = (await data(api.POST("/assistant/conversations", { body: { title: t("assistant.newTitle") } }))) as Conversation;
+    const created = await data(api.POST("/assistant/conversations", { body: { title: t("assistant.newTitle") } }));
     await queryClient.invalidateQueries({ queryKey: conversationsQuery().queryKey });
     void navigate(`/assistant/${created.conversation_id}`);
   }

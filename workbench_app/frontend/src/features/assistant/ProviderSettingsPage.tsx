@@ -53,7 +53,7 @@ export default function ProviderSettingsPage() {
     if (apiKey) body.api_key = apiKey;
     for (const limit of LIMITS) body[limit] = limits[limit].trim() === "" ? null : Number(limits[limit]);
     try {
-      accepted((await data(api.PUT("/assistant/provider", { body: body as never }))) as AssistantProvider, t("assistant.settingsSaved"));
+      accepted(await data(api.PUT("/assistant/provider", { body: body as never })), t("assistant.settingsSaved"));
     } catch (caught) {
       setError(caught);
     }
@@ -62,7 +62,7 @@ export default function ProviderSettingsPage() {
   async function clear() {
     setError(null);
     try {
-      accepted((await data(api.DELETE("/assistant/provider"))) as AssistantProvider, t("assistant.settingsCleared"));
+      accepted(await data(api.DELETE("/assistant/provider")), t("assistant.settingsCleared"));
     } catch (caught) {
       setError(caught);
     }

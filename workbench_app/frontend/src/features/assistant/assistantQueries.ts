@@ -2,20 +2,18 @@
 // removed invalidates it, and the list, the conversation and the quota (status) read again.
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { Result } from "../results/types";
-import type { AssistantProvider, AssistantStatus, Conversation } from "./types";
 
 export const ASSISTANT_KEY = ["assistant"] as const;
 
 /** Whether the assistant is on, and the person's use of this hour's quota (small: the nav reads it). */
 export const assistantStatusQuery = () => queryOptions({
   queryKey: [...ASSISTANT_KEY, "status"] as const,
-  queryFn: () => data(api.GET("/assistant/status")) as Promise<AssistantStatus>,
+  queryFn: () => data(api.GET("/assistant/status")),
 });
 
 export const conversationsQuery = () => queryOptions({
   queryKey: [...ASSISTANT_KEY, "conversations"] as const,
-  queryFn: async () => ((await data(api.GET("/assistant/conversations"))) as { conversations: Conversation[] }).conversations,
+  queryFn: async () => (await data(api.GET("/assistant/conversations"))).conversations,
 });
 
 export const conversationQuery = (conversationId: number) => queryOptions({
@@ -25,11 +23,11 @@ export const conversationQuery = (conversationId: number) => queryOptions({
 
 export const providerQuery = () => queryOptions({
   queryKey: [...ASSISTANT_KEY, "provider"] as const,
-  queryFn: () => data(api.GET("/assistant/provider")) as Promise<AssistantProvider>,
+  queryFn: () => data(api.GET("/assistant/provider")),
 });
 
 /** A chart of an earlier answer, run again under the person's permissions when the conversation is opened. */
 export const artifactRunQuery = (sql: string) => queryOptions({
   queryKey: [...ASSISTANT_KEY, "chart", sql] as const,
-  queryFn: () => data(api.POST("/sql", { body: { sql } })) as Promise<Result>,
+  queryFn: () => data(api.POST("/sql", { body: { sql } })),
 });

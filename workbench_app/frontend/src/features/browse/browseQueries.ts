@@ -3,31 +3,30 @@
 // of every screen (by folder, by search, all of them) read again.
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { Folder, Question } from "../../api/models";
 
 export const FOLDERS_KEY = ["folders"] as const;
 export const QUESTIONS_KEY = ["questions"] as const;
 
 export const foldersQuery = () => queryOptions({
   queryKey: FOLDERS_KEY,
-  queryFn: async () => ((await data(api.GET("/folders"))) as { folders: Folder[] }).folders,
+  queryFn: async () => (await data(api.GET("/folders"))).folders,
 });
 
 /** The questions of a folder, or those a search finds anywhere (`folderId` is then not used). */
 export const questionsQuery = (folderId: number | null, search: string) => queryOptions({
   queryKey: [...QUESTIONS_KEY, search ? null : folderId, search] as const,
-  queryFn: async () => ((await data(api.GET("/questions", { params: { query: search
-    ? { search } : folderId !== null ? { folder_id: folderId } : {} } }))) as { questions: Question[] }).questions,
+  queryFn: async () => (await data(api.GET("/questions", { params: { query: search
+    ? { search } : folderId !== null ? { folder_id: folderId } : {} } }))).questions,
 });
 
 export const allQuestionsQuery = () => queryOptions({
   queryKey: [...QUESTIONS_KEY, "all"] as const,
-  queryFn: async () => ((await data(api.GET("/questions", { params: { query: {} } }))) as { questions: Question[] }).questions,
+  queryFn: async () => (await data(api.GET("/questions", { params: { query: {} } }))).questions,
 });
 
 export const questionQuery = (questionId: number) => queryOptions({
   queryKey: ["question", questionId] as const,
-  queryFn: async () => (await data(api.GET("/questions/{question_id}", { params: { path: { question_id: questionId } } }))) as Question,
+  queryFn: () => data(api.GET("/questions/{question_id}", { params: { path: { question_id: questionId } } })),
 });
 
 /** The names of a saved question's columns (for a dashboard filter linked to one). */

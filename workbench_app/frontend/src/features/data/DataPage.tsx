@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
+import type { components } from "../../api/schema";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { TextField } from "../../ui/TextField";
@@ -12,29 +13,10 @@ import type { Result } from "../results/types";
 import styles from "./DataPage.module.css";
 import { schemaQuery } from "./dataQueries";
 
-export interface SchemaColumn {
-  name: string;
-  type: string;
-  masked?: boolean;
-  description?: string | null;
-}
-
-export interface TableFreshness {
-  source: "lake" | "lake+postgres" | "postgres";
-  refreshed_at?: string;
-  newest_day?: string;
-  postgres_from?: string;
-  warning?: "not_in_lake" | "older_shape" | "unreadable";
-}
-
-export interface SchemaTable {
-  catalog: string;
-  schema: string;
-  table: string;
-  description?: string | null;
-  columns?: SchemaColumn[];
-  freshness?: TableFreshness;
-}
+// The schema browser's shapes, from the generated OpenAPI schema.
+export type SchemaColumn = components["schemas"]["TableColumn"];
+export type TableFreshness = components["schemas"]["TableFreshness"];
+export type SchemaTable = components["schemas"]["Table"];
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export const qualifiedName = (table: SchemaTable) => [table.catalog, table.schema, table.table].map(quote).join(".");
@@ -79,7 +61,7 @@ export default function DataPage() {
   async function loadSample(table: SchemaTable) {
     setSampleError(null);
     try {
-      setSample((await data(api.POST("/sql", { body: { sql: `SELECT * FROM ${qualifiedName(table)} LIMIT 20` } }))) as Result);
+      setSample(await data(api.POST("/sql", { body: { sql: `SELECT * FROM ${qualifiedName(table)} LIMIT 20` } })));
     } catch (error) {
       setSampleError(error);
     }

@@ -2,12 +2,10 @@
 // the rule editor (a source added or changed invalidates every search of it: SCHEMA_KEY).
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { SchemaTable } from "./DataPage";
 
 export const SCHEMA_KEY = ["schema"] as const;
 
 export const schemaQuery = (search: string) => queryOptions({
   queryKey: [...SCHEMA_KEY, search] as const,
-  queryFn: async () => ((await data(api.GET("/schema", { params: { query: search.trim() ? { search: search.trim() } : {} } }))) as {
-    tables: SchemaTable[] }).tables,
+  queryFn: async () => (await data(api.GET("/schema", { params: { query: search.trim() ? { search: search.trim() } : {} } }))).tables,
 });

@@ -11,7 +11,7 @@ export const homeKey = ["home"] as const;
 
 export const homeQuery = () => queryOptions({
   queryKey: homeKey,
-  queryFn: async () => (await data(api.GET("/home"))) as Home,
+  queryFn: () => data(api.GET("/home")),
 });
 
 /** Pin (or unpin) a dashboard or a question on everyone's home page (administrators). */

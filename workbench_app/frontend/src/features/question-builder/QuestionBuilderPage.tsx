@@ -6,7 +6,6 @@ import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, data } from "../../api/client";
-import type { Question } from "../../api/models";
 import { downloadBuilderCsv } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
@@ -96,9 +95,9 @@ export default function QuestionBuilderPage() {
       visualization: (spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) as Record<string, never>,
       ...(folderId ? { folder_id: folderId } : {}),
     };
-    const saved = (question.data?.question_id
+    const saved = question.data?.question_id
       ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: question.data.question_id } }, body: body as never }))
-      : await data(api.POST("/questions", { body: body as never }))) as Question;
+      : await data(api.POST("/questions", { body: body as never }));
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });

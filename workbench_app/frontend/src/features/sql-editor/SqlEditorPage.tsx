@@ -78,7 +78,7 @@ export default function SqlEditorPage() {
 
   async function format() {
     try {
-      const answer = (await data(api.POST("/sql/format", { body: { sql } }))) as { sql: string };
+      const answer = await data(api.POST("/sql/format", { body: { sql } }));
       setSql(answer.sql);
     } catch (caught) {
       setFormatError(caught); // the text stays as it was
