@@ -8,7 +8,8 @@ import duckdb
 from pydantic import BaseModel
 
 from tests.workbench_api.conftest import Api, ok
-from workbench_app.accounts.shapes import Group, GroupList, User, UserList
+from workbench_app.accounts.shapes import (Group, GroupList, NewToken, PasswordLink, PasswordLinkFor, Session, Token,
+                                           TokenList, User, UserAttributesSet, UserList)
 from workbench_app.content.shapes import (Dashboard, DashboardCacheCounts, DashboardList, FilterValues, Folder, FolderList,
                                           ListedMetric, Metric, MetricList, Model, ModelList, Question, QuestionList,
                                           ResultColumns)
@@ -227,3 +228,24 @@ def test_a_questions_columns_a_filters_values_and_the_cache_counts_are_their_mod
     assert values.values and values.truncated is False
     counts = _exactly(DashboardCacheCounts, ok(admin.get("/dashboard-cache"))).dashboards
     assert dashboard["dashboard_id"] in [count.dashboard_id for count in counts]
+
+
+def test_sessions_tokens_password_links_and_attributes_are_their_models(app, admin, analyst):
+    user_id, _ = analyst
+    assert _exactly(UserAttributesSet, ok(admin.put(f"/users/{user_id}/attributes",
+                                                    {"attributes": {"region": "US"}}))).attributes == {"region": "US"}
+    created = _exactly(NewToken, ok(admin.post("/tokens", {"name": "Shapes"}), 201))
+    assert created.secret.startswith("wbt_") and created.token.state == "active"
+    everyone = _exactly(TokenList, ok(admin.get("/tokens", query_string={"all": "true"}))).tokens
+    assert all(token.owner_email for token in everyone)
+    assert _exactly(Token, ok(admin.delete(f"/tokens/{created.token.token_id}"))).state == "revoked"
+    signed_in = _exactly(NewToken, ok(Api(app.test_client()).post("/auth/token", {
+        "email": "analyst@example.org", "password": "a long enough password"}), 201))
+    assert signed_in.token.user_id == user_id
+    link = _exactly(PasswordLink, ok(admin.post(f"/users/{user_id}/password-link", {"purpose": "reset"}), 201))
+    browser = Api(app.test_client())
+    assert _exactly(PasswordLinkFor, ok(browser.post("/password-link/check", {"token": link.token}))).purpose == "reset"
+    session = _exactly(Session, ok(browser.post("/password-link", {"token": link.token,
+                                                                    "password": "another long password"}), 201))
+    assert session.user.user_id == user_id and session.csrf_token
+    assert _exactly(Session, ok(browser.get("/session"))).user.email == "analyst@example.org"

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import (INT as _INT, OBJECT as _OBJECT, STAMP as _STAMP, STR as _STR,
-                                              TEXT_NO_NUL as _STRING, model_body, object_of as _object, ref as _ref)
+from workbench_app.openapi_vocabulary import model_body, object_of as _object, ref as _ref
 from workbench_app.accounts.instance_settings import SHARING_LIMITS
 from workbench_app.accounts.shapes import (Credentials, FirstAdministrator, Group, GroupList, NewGroup, NewPassword,
-                                           NewUser, PasswordLinkRequest, PasswordLinkToken, ProfileChange, SettingsChange,
-                                           SignIn, TokenRequest, User, UserAttributes, UserChange, UserList)
+                                           NewToken, NewUser, PasswordLink, PasswordLinkFor, PasswordLinkRequest,
+                                           PasswordLinkToken, ProfileChange, Session, SettingsChange, SetupState, SignIn,
+                                           Token, TokenList, TokenRequest, User, UserAttributes, UserAttributesSet,
+                                           UserChange, UserList)
 
-ANSWERS = (User, UserList, Group, GroupList)
+ANSWERS = (User, UserList, Group, GroupList, UserAttributesSet, Session, SetupState, Token, TokenList, NewToken,
+           PasswordLink, PasswordLinkFor)
 REQUESTS = (SignIn, Credentials, FirstAdministrator, PasswordLinkRequest, PasswordLinkToken, NewPassword, ProfileChange,
             NewUser, UserChange, UserAttributes, TokenRequest, SettingsChange, NewGroup)
 # The sharing settings of GET /settings (PATCH /settings changes them: accounts/shapes.py).
@@ -29,27 +31,12 @@ _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json"
 _LINK_REFUSED = ("403", "password_link_invalid: the link is wrong, used or expired, or its account is deactivated")
 
 SCHEMAS: dict[str, Any] = {
-    "Session": {"type": "object", "required": ["user", "csrf_token"],
-                "properties": {"user": _ref("User"), "csrf_token": _STRING}},
-    "SetupState": {"type": "object", "required": ["state"], "properties": {"state": {"enum": ["open"]}}},
-    "NewToken": {"type": "object", "required": ["token", "secret"],
-                 "properties": {"token": _OBJECT, "secret": _STRING}},
     "Settings": _object({
         "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
         "sign_in_methods": _object({"password": {
             "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
             "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}}),
         **SETTINGS_FIELDS}),
-    "Token": _object({"token_id": _INT, "user_id": _INT, "name": _STR, "created_at": _STAMP,
-                      "last_used_at": {"type": ["string", "null"], "format": "date-time"},
-                      "revoked_at": {"type": ["string", "null"], "format": "date-time"},
-                      "state": {"enum": ["active", "revoked"]},
-                      "owner_email": {"type": ["string", "null"], "description": "GET /tokens?all=true only."}},
-                     optional=("owner_email",)),
-    "TokenList": _object({"tokens": {"type": "array", "items": _ref("Token")}}),
-    "PasswordLink": _object({
-        "path": {"type": "string", "description": "The link to give the person: /set-password#<token>."},
-        "token": _STR, "purpose": {"enum": ["invite", "reset"]}, "expires_at": _STAMP}),
 }
 
 
@@ -90,19 +77,19 @@ def paths(op, also) -> dict[str, Any]:
                    "post": op("Create a user", "accounts", ok=201, result=_ref("User"), body=model_body(NewUser))},
         "/users/{user_id}": {"get": op("Get a user", "accounts", params=("user_id",), result=_ref("User")),
                              "patch": _person_only(op("Update a user", "accounts", params=("user_id",),
-                                                      body=model_body(UserChange)))},
+                                                      result=_ref("User"), body=model_body(UserChange)))},
         "/users/{user_id}/password-link": {"post": _person_only(op(
             "Issue a password link", "accounts", ok=201, params=("user_id",), result=_ref("PasswordLink"),
             body=model_body(PasswordLinkRequest)))},
         "/password-link/check": {"post": also(op(
-            "Check a password link", "accounts", result=_object({"email": _STR, "purpose": {
-                "enum": ["invite", "reset"]}}), body=model_body(PasswordLinkToken)), _LINK_REFUSED, _JSON_ONLY)},
+            "Check a password link", "accounts", result=_ref("PasswordLinkFor"), body=model_body(PasswordLinkToken)),
+            _LINK_REFUSED, _JSON_ONLY)},
         "/password-link": {"post": also(op(
             "Set a password with a link", "accounts", ok=201, result=_ref("Session"),
             body=model_body(NewPassword)),
             _LINK_REFUSED, _JSON_ONLY)},
         "/users/{user_id}/attributes": {"put": _person_only(op(
-            "Set a user's attributes", "accounts", params=("user_id",),
+            "Set a user's attributes", "accounts", params=("user_id",), result=_ref("UserAttributesSet"),
             body=model_body(UserAttributes)))},
         "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query={"all": {
                         "type": "boolean", "description": "Administrators: everyone's tokens, with owner_email."}}),
@@ -110,7 +97,7 @@ def paths(op, also) -> dict[str, Any]:
         "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
                       "patch": op("Update the settings", "settings", result=_ref("Settings"),
                                   body=model_body(SettingsChange))},
-        "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",))},
+        "/tokens/{token_id}": {"delete": op("Revoke a token", "tokens", params=("token_id",), result=_ref("Token"))},
         "/groups": {"get": op("List groups", "permissions", result=_ref("GroupList")),
                     "post": op("Create a group", "permissions", ok=201, result=_ref("Group"),
                                body=model_body(NewGroup))},

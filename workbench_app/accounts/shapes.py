@@ -49,6 +49,59 @@ class UserList(AnswerShape):
     users: list[User]
 
 
+class UserAttributesSet(AnswerShape):
+    attributes: dict[str, Any]
+    """The person's attributes now."""
+
+
+class Session(AnswerShape):
+    """The web application's session: who signed in, and the token every change sends back."""
+    user: User
+    csrf_token: str
+    """Sent back as X-CSRF-Token on every POST, PUT, PATCH and DELETE."""
+
+
+class SetupState(AnswerShape):
+    state: Literal["open"]
+
+
+class Token(AnswerShape):
+    """An API token, without its secret."""
+    token_id: int
+    user_id: int
+    name: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+    state: Literal["active", "revoked"]
+    owner_email: str | None = None  # type: ignore[assignment]  (left out, not null)
+    """GET /tokens?all=true only."""
+
+
+class TokenList(AnswerShape):
+    tokens: list[Token]
+
+
+class NewToken(AnswerShape):
+    token: Token
+    secret: str
+    """The bearer secret (`wbt_...`): shown this once."""
+
+
+class PasswordLink(AnswerShape):
+    path: str
+    """The link to give the person: /set-password#<token>."""
+    token: str
+    purpose: Literal[PASSWORD_PURPOSES]  # type: ignore[valid-type]
+    expires_at: datetime
+
+
+class PasswordLinkFor(AnswerShape):
+    """Whom a password link is for (the set-password page greets them)."""
+    email: str
+    purpose: Literal[PASSWORD_PURPOSES]  # type: ignore[valid-type]
+
+
 class NewGroup(RequestShape):
     name: Text(allow_empty=False)
     description: Text(2000) = ""

@@ -1778,20 +1778,6 @@ export interface components {
                 details: unknown;
             };
         };
-        Session: {
-            user: components["schemas"]["User"];
-            csrf_token: string;
-        };
-        SetupState: {
-            /** @enum {unknown} */
-            state: "open";
-        };
-        NewToken: {
-            token: {
-                [key: string]: unknown;
-            };
-            secret: string;
-        };
         Settings: {
             /**
              * @description The language of accounts created without one.
@@ -1810,33 +1796,6 @@ export interface components {
             external_recipients: boolean;
             embed_max_lifetime_seconds: number;
             public_link_requests_per_minute: number;
-        };
-        Token: {
-            token_id: number;
-            user_id: number;
-            name: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            last_used_at: string | null;
-            /** Format: date-time */
-            revoked_at: string | null;
-            /** @enum {unknown} */
-            state: "active" | "revoked";
-            /** @description GET /tokens?all=true only. */
-            owner_email?: string | null;
-        };
-        TokenList: {
-            tokens: components["schemas"]["Token"][];
-        };
-        PasswordLink: {
-            /** @description The link to give the person: /set-password#<token>. */
-            path: string;
-            token: string;
-            /** @enum {unknown} */
-            purpose: "invite" | "reset";
-            /** Format: date-time */
-            expires_at: string;
         };
         /** @description A question builder definition (see workbench_app/content/builder.py). */
         BuilderDefinition: {
@@ -2503,6 +2462,11 @@ export interface components {
             /** @description The address to hand out: /public/<secret>. */
             path: string;
         };
+        NewToken: {
+            token: components["schemas"]["Token"];
+            /** @description The bearer secret (`wbt_...`): shown this once. */
+            secret: string;
+        };
         /** @description A problem or a warning, in the error's shape. */
         Notice: {
             code: string;
@@ -2510,6 +2474,21 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        PasswordLink: {
+            /** @description The link to give the person: /set-password#<token>. */
+            path: string;
+            token: string;
+            /** @enum {string} */
+            purpose: "invite" | "reset";
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description Whom a password link is for (the set-password page greets them). */
+        PasswordLinkFor: {
+            email: string;
+            /** @enum {string} */
+            purpose: "invite" | "reset";
         };
         /** @description A statement run as another person ("view as"): its result or its refusal, and why. */
         Preview: {
@@ -2635,6 +2614,16 @@ export interface components {
             skipped: number;
             /** @description For an alert: whether its condition held. */
             fired?: boolean | null;
+        };
+        /** @description The web application's session: who signed in, and the token every change sends back. */
+        Session: {
+            user: components["schemas"]["User"];
+            /** @description Sent back as X-CSRF-Token on every POST, PUT, PATCH and DELETE. */
+            csrf_token: string;
+        };
+        SetupState: {
+            /** @constant */
+            state: "open";
         };
         ShareTerms: {
             /** @enum {string} */
@@ -2844,6 +2833,23 @@ export interface components {
             kind: "dashboard" | "folder" | "default";
             id: number | null;
         };
+        /** @description An API token, without its secret. */
+        Token: {
+            token_id: number;
+            user_id: number;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+            /** @enum {string} */
+            state: "active" | "revoked";
+            /** @description GET /tokens?all=true only. */
+            owner_email?: string | null;
+        };
+        TokenList: {
+            tokens: components["schemas"]["Token"][];
+        };
         /** @description An account as the API answers it (a new account's answer and the list's have no attributes nor groups). */
         User: {
             user_id: number;
@@ -2862,6 +2868,12 @@ export interface components {
             };
             /** @description The groups the person is a member of. */
             groups?: number[];
+        };
+        UserAttributesSet: {
+            /** @description The person's attributes now. */
+            attributes: {
+                [key: string]: unknown;
+            };
         };
         UserList: {
             users: components["schemas"]["User"][];
@@ -4737,9 +4749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Invalid input */
@@ -4933,11 +4943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /** @enum {unknown} */
-                        purpose: "invite" | "reset";
-                    };
+                    "application/json": components["schemas"]["PasswordLinkFor"];
                 };
             };
             /** @description Invalid input */
@@ -5149,9 +5155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UserAttributesSet"];
                 };
             };
             /** @description Invalid input */
@@ -5605,9 +5609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Token"];
                 };
             };
             /** @description Invalid input */
