@@ -32,7 +32,7 @@ export function SendingFields({ draft, set, creating }: {
             onChange={(day) => set({ day })} hint={t("subscriptions.schedule.dayHint")} />
         )}
         <SelectField label={t("subscriptions.schedule.hour")} value={draft.hour} onChange={(hour) => set({ hour })}
-          options={HOURS.map((hour) => ({ value: hour, label: `${hour.padStart(2, "0")} h` }))} />
+          options={HOURS.map((hour) => ({ value: hour, label: hour.padStart(2, "0") }))} />
         <SelectField label={t("subscriptions.schedule.minute")} value={draft.minute} onChange={(minute) => set({ minute })}
           options={minutes.map((minute) => ({ value: minute, label: minute.padStart(2, "0") }))} />
         <SelectField label={t("subscriptions.schedule.timezone")} value={draft.timezone} onChange={(timezone) => set({ timezone })}
