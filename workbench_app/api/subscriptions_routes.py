@@ -1,5 +1,6 @@
 """Subscriptions (a dashboard or a question sent on a schedule) and alerts (a question watched on a
-schedule), with their delivery logs and a sending made now (workbench_app/subscriptions/)."""
+schedule), with their delivery logs and a sending made now (workbench_app/subscriptions/); and the
+mail server they go out through, as administrators set it in Settings."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -7,11 +8,12 @@ from datetime import datetime, timezone
 from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
-from workbench_app.api.authentication import identity, json_body, services
+from workbench_app.api.authentication import identity, json_body, require_admin, services
 from workbench_app.deliveries.schedules import Schedule
 from workbench_app.request_shapes import validated
-from workbench_app.subscriptions import sending, store
-from workbench_app.subscriptions.shapes import AlertChange, NewAlert, NewSubscription, SubscriptionChange
+from workbench_app.subscriptions import mail_settings, sending, store
+from workbench_app.subscriptions.shapes import (AlertChange, MailServerChange, NewAlert, NewSubscription,
+                                                SubscriptionChange)
 
 blueprint = Blueprint("subscriptions", __name__)
 
@@ -130,6 +132,40 @@ def check_alert(alert_id):
         store.get_alert(conn, identity(), item_id)
     outcome = sending.check_alert(services(), item_id, _now(), paused_too=True)
     return jsonify(_outcome(outcome))
+
+
+@blueprint.get("/settings/mail")
+def read_mail_settings():
+    require_admin()
+    with services().transaction() as conn:
+        return jsonify(mail_settings.describe(mail_settings.effective(conn, services().settings)))
+
+
+@blueprint.patch("/settings/mail")
+def update_mail_settings():
+    actor = require_admin()
+    given = validated(MailServerChange, json_body()).given()
+    with services().transaction() as conn:
+        return jsonify(mail_settings.describe(mail_settings.update(conn, services().settings, actor, given)))
+
+
+@blueprint.delete("/settings/mail")
+def clear_mail_settings():
+    """Forget the server set here: the environment's ANALYTICS_SMTP_* server applies again."""
+    actor = require_admin()
+    with services().transaction() as conn:
+        return jsonify(mail_settings.describe(mail_settings.clear(conn, services().settings, actor)))
+
+
+@blueprint.post("/settings/mail/test")
+def send_test_mail():
+    """A test message to the caller's own address, through the server as it is set now."""
+    actor = require_admin()
+    with services().transaction() as conn:
+        config = mail_settings.effective(conn, services().settings)
+        address = conn.execute("select email from users where user_id = %s", (actor.user_id,)).fetchone()[0]
+    mail_settings.send_test(config, address, actor.locale)
+    return jsonify({"sent_to": address})
 
 
 def _now() -> datetime:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
-from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, NewAlert, NewSubscription,
+from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, MailServerChange,
+                                                MailServerSettings, MailTestOutcome, NewAlert, NewSubscription,
                                                 SendingOutcome, Subscription, SubscriptionChange, SubscriptionList)
 
-ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome)
-REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange)
+ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome, MailServerSettings,
+           MailTestOutcome)
+REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange, MailServerChange)
 
 
 def paths(op, also) -> dict[str, Any]:
@@ -51,4 +53,12 @@ def paths(op, also) -> dict[str, Any]:
         "/alerts/{alert_id}/check": {
             "post": op("Check an alert now (and send if it fires)", "subscriptions", params=alert,
                        result=_ref("SendingOutcome"))},
+        "/settings/mail": {
+            "get": op("Get the mail server settings", "settings", result=_ref("MailServerSettings")),
+            "patch": op("Update the mail server settings", "settings", body=model_body(MailServerChange),
+                        result=_ref("MailServerSettings")),
+            "delete": op("Clear the mail server settings", "settings", result=_ref("MailServerSettings"))},
+        "/settings/mail/test": {
+            "post": also(op("Send a test message to yourself", "settings", result=_ref("MailTestOutcome")),
+                         ("502", "mail_failed: the mail server refused or could not be reached (details.reason)"))},
     }

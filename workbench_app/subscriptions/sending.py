@@ -37,7 +37,7 @@ from workbench_app.errors import WorkbenchError
 from workbench_app.i18n import language
 from workbench_app.records import audit_log
 from workbench_app.services import WorkbenchServices
-from workbench_app.subscriptions import alert_conditions, report_messages, store, unsubscribe
+from workbench_app.subscriptions import alert_conditions, mail_settings, report_messages, store, unsubscribe
 from workbench_app.subscriptions.report_content import (Audience, Report, dashboard_report, public_link_audience,
                                                         question_report)
 from workbench_app.subscriptions.store import ALERT, SUBSCRIPTION, Kind
@@ -142,8 +142,8 @@ def check_alert(services: WorkbenchServices, alert_id: int, due_at: datetime, *,
 def _to_recipients(services: WorkbenchServices, kind: Kind, row: dict[str, Any], due_at: datetime, outcome: Outcome,
                    report_for: Callable[[Audience], Report], alert: Callable[[str, float | None], str] | None) -> None:
     settings = services.settings
-    server = MailServer.from_settings(settings)
     with services.transaction() as conn:
+        server = mail_settings.mail_server(conn, settings)
         recipients = conn.execute(
             f"""select r.recipient_id, r.user_id, coalesce(u.email, r.email) as email
                   from delivery_recipients r left join users u using (user_id)
@@ -155,7 +155,8 @@ def _to_recipients(services: WorkbenchServices, kind: Kind, row: dict[str, Any],
 
         def send(claim: delivery_log.Claim) -> None:
             if server is None:
-                raise DeliveryFailed("mail_off", "No mail server is set (ANALYTICS_SMTP_HOST and ANALYTICS_SMTP_FROM).",
+                raise DeliveryFailed("mail_off", "No mail server is set (Settings, or ANALYTICS_SMTP_HOST and "
+                                                 "ANALYTICS_SMTP_FROM).",
                                      retryable=False)
             if user_id is not None:
                 report, locale = _account_report(services, kind, row, user_id, address, lost, report_for)
@@ -317,8 +318,8 @@ def _target_deleted(services: WorkbenchServices, kind: Kind, row: dict[str, Any]
 
 def _tell_owner(services: WorkbenchServices, kind: Kind, row: dict[str, Any], due_at: datetime, lost: list[str]) -> None:
     """One notice to the owner per due time: who no longer receives it, or that its target is gone."""
-    server = MailServer.from_settings(services.settings)
     with services.transaction() as conn:
+        server = mail_settings.mail_server(conn, services.settings)
         owner = users.active_identity(conn, row["owner_id"])
     if server is None or owner is None:
         return

@@ -1,12 +1,16 @@
 """Subscriptions as the API takes and answers them (bases: request_shapes.py, answer_shapes.py)."""
 from __future__ import annotations
 
+import re
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
+from pydantic import AfterValidator, Field
+
+from workbench_app.accounts.users import is_email_address
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.deliveries.schedules import Schedule
-from workbench_app.request_shapes import Id, RequestShape, Text
+from workbench_app.request_shapes import Id, RequestShape, Text, WholeNumber, refused
 
 MAX_RECIPIENTS = 50
 TargetKind = Literal["dashboard", "question"]
@@ -76,10 +80,24 @@ class ScheduleAnswer(AnswerShape):
     timezone: str
 
 
+class LastDelivery(AnswerShape):
+    """The newest line of the delivery log."""
+
+    recipient: str
+    status: Literal["sending", "sent", "failed", "skipped"]
+    error_code: str | None
+    started_at: datetime
+
+
 class _Sending(AnswerShape):
     """What a subscription and an alert both answer: whose, when, to whom."""
 
     owner_id: int
+    owner_email: str | None
+    """The owner's address (null once the account is gone)."""
+    target_name: str | None
+    """The dashboard's or the question's name (null once it was deleted)."""
+    last_delivery: LastDelivery | None
     name: str
     schedule: ScheduleAnswer
     channel: Channel
@@ -177,3 +195,54 @@ class SendingOutcome(AnswerShape):
     skipped: int
     fired: bool | None = None
     """For an alert: whether its condition held."""
+
+
+# --- the mail server (Settings) ----------------------------------------------------------------------
+
+Security = Literal["starttls", "tls", "none"]
+_HOST = re.compile(r"^[A-Za-z0-9.\-:\[\]]{1,253}$")
+
+
+def _host(value: str) -> str:
+    if value.strip() and not _HOST.match(value.strip()):
+        raise refused("host must be a host name or an IP address, without a scheme or a port.")
+    return value
+
+
+def _address(value: str) -> str:
+    if value.strip() and not is_email_address(value):
+        raise refused("from_address must be an e-mail address.")
+    return value
+
+
+class MailServerChange(RequestShape):
+    """A field given replaces the stored one; null or "" clears it; `password` "" or null clears the
+    password. A server with a host here replaces the environment's (`ANALYTICS_SMTP_*`) whole."""
+
+    host: Annotated[Text(253), AfterValidator(_host)] | None = None
+    port: WholeNumber(1, 65535) | None = None
+    """Unset: 587 for STARTTLS, 465 for TLS, 25 without."""
+    security: Security | None = None
+    """starttls (submission, 587), tls (implicit, 465) or none (a relay on this machine: no password)."""
+    username: Text(254) | None = None
+    password: Text(1000) | None = Field(None, json_schema_extra={"writeOnly": True})
+    from_address: Annotated[Text(254), AfterValidator(_address)] | None = None
+
+
+class MailServerSettings(AnswerShape):
+    enabled: bool
+    """Whether mail can be sent (a host and a From address are known)."""
+    source: Literal["settings", "environment", "none"]
+    """Where the server comes from: this screen's settings, the environment's ANALYTICS_SMTP_*, or nowhere."""
+    host: str | None
+    port: int | None
+    security: Security
+    username: str | None
+    password_set: bool
+    """Whether a password is set (the password itself is never returned)."""
+    from_address: str | None
+
+
+class MailTestOutcome(AnswerShape):
+    sent_to: str
+    """The address the test message went to: the caller's own."""

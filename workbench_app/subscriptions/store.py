@@ -346,16 +346,51 @@ def _with_recipients(conn: psycopg.Connection, kind: Kind, rows: list[dict[str, 
                        r.user_id is null as external, r.unsubscribed_at is not null as unsubscribed
                   from delivery_recipients r left join users u using (user_id)
                  where r.{kind.key} = any(%s) order by r.recipient_id""", (ids,)).fetchall()
+    owners, names, last = _owners(conn, rows), _target_names(conn, kind, rows), _last_deliveries(conn, kind, ids)
     now = datetime.now(timezone.utc)
     for row in rows:
         row["recipients"] = [{k: v for k, v in r.items() if k != "owner_key"}
                              for r in recipients if r["owner_key"] == row[kind.key]]
+        row["owner_email"] = owners.get(row["owner_id"])
+        row["last_delivery"] = last.get(row[kind.key])
         schedule = Schedule.model_validate(row["schedule"])
         row["schedule"] = schedule.model_dump()
         target = row["target_id"] if kind is SUBSCRIPTION else row["question_id"]
+        target_kind = row["target_kind"] if kind is SUBSCRIPTION else "question"
+        row["target_name"] = names.get((target_kind, target))
         stopped = kind is ALERT and row["repeat"] == "once" and row["fired_at"] is not None
         row["next_due_at"] = None if row["paused"] or target is None or stopped else schedule.next_after(now)
     return rows
+
+
+def _owners(conn: psycopg.Connection, rows: list[dict[str, Any]]) -> dict[int, str]:
+    found = conn.execute("select user_id, email from users where user_id = any(%s)",
+                         ([row["owner_id"] for row in rows],)).fetchall()
+    return dict(found)
+
+
+def _target_names(conn: psycopg.Connection, kind: Kind, rows: list[dict[str, Any]]) -> dict[tuple[str, int], str]:
+    """(kind, id) -> name of the dashboards and questions the rows send or watch."""
+    wanted = {"dashboard": [], "question": []}
+    for row in rows:
+        target = row["target_id"] if kind is SUBSCRIPTION else row["question_id"]
+        if target is not None:
+            wanted[row["target_kind"] if kind is SUBSCRIPTION else "question"].append(target)
+    names = {("dashboard", item_id): name for item_id, name in conn.execute(
+        "select dashboard_id, name from dashboards where dashboard_id = any(%s)", (wanted["dashboard"],)).fetchall()}
+    names.update({("question", item_id): name for item_id, name in conn.execute(
+        "select question_id, name from questions where question_id = any(%s)", (wanted["question"],)).fetchall()})
+    return names
+
+
+def _last_deliveries(conn: psycopg.Connection, kind: Kind, ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The newest line of each one's delivery log."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        found = cur.execute(
+            f"""select distinct on ({kind.key}) {kind.key} as owner_key, recipient, status, error_code, started_at
+                  from deliveries where {kind.key} = any(%s)
+                 order by {kind.key}, started_at desc, due_at desc""", (ids,)).fetchall()
+    return {entry.pop("owner_key"): entry for entry in found}
 
 
 def webhook_key(settings: Settings) -> bytes:

@@ -1767,6 +1767,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the mail server settings */
+        get: operations["get_the_mail_server_settings"];
+        put?: never;
+        post?: never;
+        /** Clear the mail server settings */
+        delete: operations["clear_the_mail_server_settings"];
+        options?: never;
+        head?: never;
+        /** Update the mail server settings */
+        patch: operations["update_the_mail_server_settings"];
+        trace?: never;
+    };
+    "/settings/mail/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test message to yourself */
+        post: operations["send_a_test_message_to_yourself"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1963,6 +1999,11 @@ export interface components {
         };
         Alert: {
             owner_id: number;
+            /** @description The owner's address (null once the account is gone). */
+            owner_email: string | null;
+            /** @description The dashboard's or the question's name (null once it was deleted). */
+            target_name: string | null;
+            last_delivery: components["schemas"]["LastDelivery"] | null;
             name: string;
             schedule: components["schemas"]["ScheduleAnswer"];
             /** @enum {string} */
@@ -2404,6 +2445,15 @@ export interface components {
         HistoryList: {
             queries: components["schemas"]["HistoryEntry"][];
         };
+        /** @description The newest line of the delivery log. */
+        LastDelivery: {
+            recipient: string;
+            /** @enum {string} */
+            status: "sending" | "sent" | "failed" | "skipped";
+            error_code: string | null;
+            /** Format: date-time */
+            started_at: string;
+        };
         ListedMetric: {
             metric_id: number;
             model_id: number;
@@ -2417,6 +2467,27 @@ export interface components {
             created_at: string;
             /** @description The model's name. */
             model: string;
+        };
+        MailServerSettings: {
+            /** @description Whether mail can be sent (a host and a From address are known). */
+            enabled: boolean;
+            /**
+             * @description Where the server comes from: this screen's settings, the environment's ANALYTICS_SMTP_*, or nowhere.
+             * @enum {string}
+             */
+            source: "settings" | "environment" | "none";
+            host: string | null;
+            port: number | null;
+            /** @enum {string} */
+            security: "starttls" | "tls" | "none";
+            username: string | null;
+            /** @description Whether a password is set (the password itself is never returned). */
+            password_set: boolean;
+            from_address: string | null;
+        };
+        MailTestOutcome: {
+            /** @description The address the test message went to: the caller's own. */
+            sent_to: string;
         };
         /** @description An aggregation of a model's column, by dimensions. */
         Metric: {
@@ -2724,6 +2795,11 @@ export interface components {
         };
         Subscription: {
             owner_id: number;
+            /** @description The owner's address (null once the account is gone). */
+            owner_email: string | null;
+            /** @description The dashboard's or the question's name (null once it was deleted). */
+            target_name: string | null;
+            last_delivery: components["schemas"]["LastDelivery"] | null;
             name: string;
             schedule: components["schemas"]["ScheduleAnswer"];
             /** @enum {string} */
@@ -2992,6 +3068,20 @@ export interface components {
         };
         FolderName: {
             name: string;
+        };
+        /**
+         * @description A field given replaces the stored one; null or "" clears it; `password` "" or null clears the
+         *     password. A server with a host here replaces the environment's (`ANALYTICS_SMTP_*`) whole.
+         */
+        MailServerChange: {
+            host?: string | null;
+            /** @description Unset: 587 for STARTTLS, 465 for TLS, 25 without. */
+            port?: number | null;
+            /** @description starttls (submission, 587), tls (implicit, 465) or none (a relay on this machine: no password). */
+            security?: ("starttls" | "tls" | "none") | null;
+            username?: string | null;
+            password?: string | null;
+            from_address?: string | null;
         };
         MetricQuery: {
             /**
@@ -17255,6 +17345,360 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_the_mail_server_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailServerSettings"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clear_the_mail_server_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailServerSettings"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    update_the_mail_server_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailServerChange"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailServerSettings"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    send_a_test_message_to_yourself: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTestOutcome"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description mail_failed: the mail server refused or could not be reached (details.reason) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Database or source unavailable */

@@ -13,6 +13,7 @@ export const ADMIN_LINKS = [
   { to: "/admin/sources", label: "nav.sources" },
   { to: "/admin/settings", label: "nav.settings" },
   { to: "/admin/embedding", label: "nav.embedding" },
+  { to: "/admin/subscriptions", label: "nav.subscriptions" },
   { to: "/themes", label: "nav.themes" },
   { to: "/admin/dashboard-cache", label: "nav.dashboardCache" },
   { to: "/audit", label: "nav.audit" },

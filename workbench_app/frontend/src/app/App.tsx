@@ -36,6 +36,7 @@ const PrintDashboardPage = preloadable(() => import("../features/printing/PrintD
 const PublicDashboardPage = preloadable(() => import("../features/sharing/PublicDashboardPage"));
 const EmbedPage = preloadable(() => import("../features/sharing/EmbedPage"));
 const EmbeddingSecretsPage = preloadable(() => import("../features/sharing/EmbeddingSecretsPage"));
+const SubscriptionsAdminPage = preloadable(() => import("../features/subscriptions/SubscriptionsAdminPage"));
 
 // Where each lazily loaded screen is: the router's routes, and what `preloadScreen` looks up.
 const PUBLIC_SCREENS: [string, Preloadable<object>][] = [
@@ -62,6 +63,7 @@ const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
   ["/admin/settings", AdminSettingsPage],
   ["/admin/dashboard-cache", DashboardCachePage],
   ["/admin/embedding", EmbeddingSecretsPage],
+  ["/admin/subscriptions", SubscriptionsAdminPage],
   ["/assistant", AssistantPage],
   ["/assistant/:conversationId", AssistantPage],
   ["/settings/assistant", AssistantSettingsPage],

@@ -1,19 +1,15 @@
-import { useEffect, useRef, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "./Button";
 import styles from "./ConfirmDialog.module.css";
+import { useModalDialog } from "./useModalDialog";
 
 /** A modal question (the native <dialog>: focus kept inside, Escape cancels). */
 export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, danger }: {
   title: string; children?: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void; danger?: boolean;
 }) {
   const { t } = useTranslation();
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
+  const ref = useModalDialog();
   return (
     <dialog ref={ref} className={styles.dialog} aria-labelledby="confirm-title" onCancel={onCancel}>
       <h2 id="confirm-title">{title}</h2>

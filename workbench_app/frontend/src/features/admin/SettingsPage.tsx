@@ -1,5 +1,5 @@
 // Settings of the whole workbench (administrators): the language of new accounts, and the
-// sign-in methods there are, with single sign-on's configuration.
+// sign-in methods there are, with single sign-on's configuration, sharing, and the mail server.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { api, data } from "../../api/client";
@@ -10,6 +10,7 @@ import { SelectField } from "../../ui/SelectField";
 import { SharingSettings } from "../sharing/SharingSettings";
 import styles from "./Admin.module.css";
 import { settingsQuery } from "./adminQueries";
+import { MailServerSettings } from "./MailServerSettings";
 import { SingleSignOnSettings } from "./SingleSignOnSettings";
 
 export default function SettingsPage() {
@@ -44,6 +45,7 @@ export default function SettingsPage() {
           </section>
           <SingleSignOnSettings />
           <SharingSettings settings={current} queryKey={settingsQuery().queryKey} />
+          <MailServerSettings />
         </>
       )}
     </div>

@@ -27,6 +27,7 @@ import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter 
 import { preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
 import { ShareDashboard } from "../sharing/ShareDashboard";
+import { SubscriptionsButton } from "../subscriptions/SubscriptionsButton";
 import { PinButton } from "../home/PinButton";
 import styles from "./DashboardPage.module.css";
 
@@ -154,6 +155,7 @@ export default function DashboardPage() {
             <Button onClick={() => void queryClient.invalidateQueries({ queryKey: cardRunKey(dashboardId) })}>{t("dashboards.refresh")}</Button>
             <DownloadPdfButton dashboardId={dashboardId} name={saved.name} />
             <ShareDashboard dashboardId={dashboardId} filters={saved.filters} />
+            <SubscriptionsButton kind="dashboard" targetId={dashboardId} name={saved.name} filters={saved.filters} />
             <PinButton kind="dashboard" id={dashboardId} />
             <Button variant="primary" onClick={() => setEditing({ draft: draftOf(saved), previous: null })}>{t("dashboards.edit")}</Button>
           </>

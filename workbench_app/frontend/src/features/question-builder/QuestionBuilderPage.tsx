@@ -10,6 +10,7 @@ import { downloadBuilderCsv } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
+import { QuestionSendingButtons } from "../subscriptions/AlertsButton";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
@@ -114,6 +115,7 @@ export default function QuestionBuilderPage() {
       <PageHeader title={question.data?.name ?? t("builder.title")}>
         <Button onClick={() => void viewAsSql()} disabled={!definition}>{t("builder.viewSql")}</Button>
         <Button variant="primary" onClick={() => setSaving(true)} disabled={!definition}>{t("sql.save")}</Button>
+        {question.data && <QuestionSendingButtons questionId={question.data.question_id} name={question.data.name} />}
       </PageHeader>
       <section className={styles.steps} aria-label={t("builder.steps")}>
         <fieldset className={styles.step}>

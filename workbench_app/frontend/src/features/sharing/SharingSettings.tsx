@@ -1,5 +1,6 @@
 // The sharing part of the Settings screen: public links on or off for the installation, the
-// longest lifetime of an embed token, and how many requests a minute one public link answers.
+// longest lifetime of an embed token, how many requests a minute one public link answers, and
+// whether subscriptions may go to addresses outside the accounts and to webhooks.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
@@ -18,7 +19,7 @@ export function SharingSettings({ settings, queryKey }: { settings: Settings; qu
   const [lifetime, setLifetime] = useState(String(settings.embed_max_lifetime_seconds));
   const [perMinute, setPerMinute] = useState(String(settings.public_link_requests_per_minute));
   const update = useMutation({
-    mutationFn: (body: Partial<Pick<Settings, "public_sharing" | "embed_max_lifetime_seconds" | "public_link_requests_per_minute">>) =>
+    mutationFn: (body: Partial<Pick<Settings, "public_sharing" | "external_recipients" | "embed_max_lifetime_seconds" | "public_link_requests_per_minute">>) =>
       data(api.PATCH("/settings", { body })),
     onSuccess: (answer) => queryClient.setQueryData(queryKey, answer),
   });
@@ -37,6 +38,12 @@ export function SharingSettings({ settings, queryKey }: { settings: Settings; qu
         {t("sharing.settings.publicSharing")}
       </label>
       <p className={adminStyles.muted}>{t("sharing.settings.publicSharingHint")}</p>
+      <label className={adminStyles.check}>
+        <input type="checkbox" checked={settings.external_recipients}
+          onChange={(event) => update.mutate({ external_recipients: event.target.checked })} />
+        {t("sharing.settings.externalRecipients")}
+      </label>
+      <p className={adminStyles.muted}>{t("sharing.settings.externalRecipientsHint")}</p>
       <TextField label={t("sharing.settings.embedLifetime")} type="number" min={60} max={604800} value={lifetime}
         onChange={setLifetime} />
       <TextField label={t("sharing.settings.requestsPerMinute")} type="number" min={1} max={100000} value={perMinute}

@@ -10,6 +10,7 @@ import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { PinButton } from "../home/PinButton";
+import { QuestionSendingButtons } from "../subscriptions/AlertsButton";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
 import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
@@ -113,6 +114,7 @@ export default function SqlEditorPage() {
         <Button onClick={() => void format()} disabled={!sql.trim()}>{t("sql.format")}</Button>
         <Button onClick={() => setSaving(true)} disabled={!sql.trim()}>{t("sql.save")}</Button>
         {question.data && <PinButton kind="question" id={question.data.question_id} />}
+        {question.data && <QuestionSendingButtons questionId={question.data.question_id} name={question.data.name} />}
       </PageHeader>
       <SqlEditor value={sql} onChange={(text) => { setSql(text); setFormatError(null); }} onRun={run}
         error={errorPosition} label={t("sql.editorLabel")} placeholderText={t("sql.placeholder")} />
