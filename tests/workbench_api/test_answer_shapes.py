@@ -8,8 +8,8 @@ import duckdb
 from pydantic import BaseModel
 
 from tests.workbench_api.conftest import Api, ok
-from workbench_app.accounts.shapes import (Group, GroupList, NewToken, PasswordLink, PasswordLinkFor, Session, Token,
-                                           TokenList, User, UserAttributesSet, UserList)
+from workbench_app.accounts.shapes import (Group, GroupList, NewToken, PasswordLink, PasswordLinkFor, Session, Settings,
+                                           Token, TokenList, User, UserAttributesSet, UserList)
 from workbench_app.content.shapes import (Dashboard, DashboardCacheCounts, DashboardList, FilterValues, Folder, FolderList,
                                           ListedMetric, Metric, MetricList, Model, ModelList, Question, QuestionList,
                                           ResultColumns)
@@ -230,8 +230,11 @@ def test_a_questions_columns_a_filters_values_and_the_cache_counts_are_their_mod
     assert dashboard["dashboard_id"] in [count.dashboard_id for count in counts]
 
 
-def test_sessions_tokens_password_links_and_attributes_are_their_models(app, admin, analyst):
+def test_sessions_tokens_password_links_attributes_and_settings_are_their_models(app, admin, analyst):
     user_id, _ = analyst
+    settings = _exactly(Settings, ok(admin.get("/settings")))
+    assert settings.sign_in_methods.password and settings.public_sharing is False
+    assert _exactly(Settings, ok(admin.patch("/settings", {"default_locale": "fr"}))).default_locale == "fr"
     assert _exactly(UserAttributesSet, ok(admin.put(f"/users/{user_id}/attributes",
                                                     {"attributes": {"region": "US"}}))).attributes == {"region": "US"}
     created = _exactly(NewToken, ok(admin.post("/tokens", {"name": "Shapes"}), 201))

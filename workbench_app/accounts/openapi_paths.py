@@ -5,39 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import model_body, object_of as _object, ref as _ref
-from workbench_app.accounts.instance_settings import SHARING_LIMITS
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
 from workbench_app.accounts.shapes import (Credentials, FirstAdministrator, Group, GroupList, NewGroup, NewPassword,
                                            NewToken, NewUser, PasswordLink, PasswordLinkFor, PasswordLinkRequest,
-                                           PasswordLinkToken, ProfileChange, Session, SettingsChange, SetupState, SignIn,
-                                           Token, TokenList, TokenRequest, User, UserAttributes, UserAttributesSet,
+                                           PasswordLinkToken, ProfileChange, Session, Settings, SettingsChange, SetupState,
+                                           SignIn, Token, TokenList, TokenRequest, User, UserAttributes, UserAttributesSet,
                                            UserChange, UserList)
 
 ANSWERS = (User, UserList, Group, GroupList, UserAttributesSet, Session, SetupState, Token, TokenList, NewToken,
-           PasswordLink, PasswordLinkFor)
+           PasswordLink, PasswordLinkFor, Settings)
 REQUESTS = (SignIn, Credentials, FirstAdministrator, PasswordLinkRequest, PasswordLinkToken, NewPassword, ProfileChange,
             NewUser, UserChange, UserAttributes, TokenRequest, SettingsChange, NewGroup)
-# The sharing settings of GET /settings (PATCH /settings changes them: accounts/shapes.py).
-SETTINGS_FIELDS: dict[str, Any] = {
-    "public_sharing": {"type": "boolean", "description": "Whether dashboards may be shared by public link (off "
-                                                         "by default; turning it off stops every link)."},
-    "external_recipients": {"type": "boolean", "description": "Whether subscriptions may send to addresses "
-                                                              "outside the accounts and to webhooks (off by default)."},
-    **{name: {"type": "integer", "minimum": low, "maximum": high} for name, (low, high) in SHARING_LIMITS.items()},
-}
+
 _SLOWED_DOWN = ("429", "too_many_attempts: repeated failed sign-ins for this account or address; Retry-After "
                        "says how many seconds to wait")
 _JSON_ONLY = ("415", "unsupported_media_type: the body must be application/json")
 _LINK_REFUSED = ("403", "password_link_invalid: the link is wrong, used or expired, or its account is deactivated")
-
-SCHEMAS: dict[str, Any] = {
-    "Settings": _object({
-        "default_locale": {"enum": ["en", "fr", "es"], "description": "The language of accounts created without one."},
-        "sign_in_methods": _object({"password": {
-            "type": "boolean", "description": "False: only the break-glass administrator signs in with a password."},
-            "oidc": {"type": "boolean", "description": "Single sign-on (OpenID Connect) is configured (GET /settings/sso)."}}),
-        **SETTINGS_FIELDS}),
-}
 
 
 def paths(op, also) -> dict[str, Any]:

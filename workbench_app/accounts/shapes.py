@@ -198,11 +198,32 @@ class TokenRequest(RequestShape):
 
 # A change of the settings: only the fields given change. The sharing limits come with their
 # bounds from instance_settings.py (the migration checks the same).
+# The instance settings' words, said once for the answer (Settings) and the change (SettingsChange).
+_SAID = {"default_locale": "The language of accounts created without one.",
+         "public_sharing": "Whether dashboards may be shared by public link (off by default; turning it off stops "
+                           "every link).",
+         "external_recipients": "Whether subscriptions may send to addresses outside the accounts and to webhooks "
+                                "(off by default)."}
+
 SettingsChange = create_model(
     "SettingsChange", __base__=RequestShape,
-    default_locale=(Locale, Field(None, description="The language of accounts created without one.")),
-    public_sharing=(bool, Field(None, description="Whether dashboards may be shared by public link (off by default; "
-                                                  "turning it off stops every link).")),
-    external_recipients=(bool, Field(None, description="Whether subscriptions may send to addresses outside the "
-                                                       "accounts and to webhooks (off by default).")),
+    default_locale=(Locale, Field(None, description=_SAID["default_locale"])),
+    public_sharing=(bool, Field(None, description=_SAID["public_sharing"])),
+    external_recipients=(bool, Field(None, description=_SAID["external_recipients"])),
     **{name: (WholeNumber(low, high), None) for name, (low, high) in SHARING_LIMITS.items()})
+
+
+class SignInMethods(AnswerShape):
+    password: bool
+    """False: only the break-glass administrator signs in with a password."""
+    oidc: bool
+    """Single sign-on (OpenID Connect) is configured (GET /settings/sso)."""
+
+
+Settings = create_model(
+    "Settings", __base__=AnswerShape,
+    default_locale=(Locale, Field(description=_SAID["default_locale"])),
+    sign_in_methods=(SignInMethods, ...),
+    public_sharing=(bool, Field(description=_SAID["public_sharing"])),
+    external_recipients=(bool, Field(description=_SAID["external_recipients"])),
+    **{name: (Annotated[int, Field(ge=low, le=high)], ...) for name, (low, high) in SHARING_LIMITS.items()})

@@ -1814,25 +1814,6 @@ export interface components {
                 details: unknown;
             };
         };
-        Settings: {
-            /**
-             * @description The language of accounts created without one.
-             * @enum {unknown}
-             */
-            default_locale: "en" | "fr" | "es";
-            sign_in_methods: {
-                /** @description False: only the break-glass administrator signs in with a password. */
-                password: boolean;
-                /** @description Single sign-on (OpenID Connect) is configured (GET /settings/sso). */
-                oidc: boolean;
-            };
-            /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
-            public_sharing: boolean;
-            /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
-            external_recipients: boolean;
-            embed_max_lifetime_seconds: number;
-            public_link_requests_per_minute: number;
-        };
         /** @description A question builder definition (see workbench_app/content/builder.py). */
         BuilderDefinition: {
             table: {
@@ -2692,6 +2673,20 @@ export interface components {
             /** @description Sent back as X-CSRF-Token on every POST, PUT, PATCH and DELETE. */
             csrf_token: string;
         };
+        Settings: {
+            /**
+             * @description The language of accounts created without one.
+             * @enum {string}
+             */
+            default_locale: "en" | "fr" | "es";
+            sign_in_methods: components["schemas"]["SignInMethods"];
+            /** @description Whether dashboards may be shared by public link (off by default; turning it off stops every link). */
+            public_sharing: boolean;
+            /** @description Whether subscriptions may send to addresses outside the accounts and to webhooks (off by default). */
+            external_recipients: boolean;
+            embed_max_lifetime_seconds: number;
+            public_link_requests_per_minute: number;
+        };
         SetupState: {
             /** @constant */
             state: "open";
@@ -2733,6 +2728,12 @@ export interface components {
             links: components["schemas"]["FilterLink"][];
             /** @description Whether the share lets its visitor set this filter (the others keep their defaults). */
             settable: boolean;
+        };
+        SignInMethods: {
+            /** @description False: only the break-glass administrator signs in with a password. */
+            password: boolean;
+            /** @description Single sign-on (OpenID Connect) is configured (GET /settings/sso). */
+            oidc: boolean;
         };
         /** @description What the sign-in page offers (no sign-in needed). */
         SignOnOffer: {
