@@ -49,6 +49,10 @@ def _messages(mailbox) -> dict[str, object]:
     return {recipients[0]: message_from_bytes(raw, policy=policy.default) for _, recipients, raw in mailbox.messages}
 
 
+def _messages_in_order(mailbox) -> list:
+    return [message_from_bytes(raw, policy=policy.default) for _, _, raw in mailbox.messages]
+
+
 def _pdf_text(message) -> str:
     pdf = next(part for part in message.iter_attachments() if part.get_content_type() == "application/pdf")
     return "\n".join(page.extract_text() for page in PdfReader(BytesIO(pdf.get_content())).pages)
@@ -157,14 +161,31 @@ def test_external_recipients_get_what_the_public_link_shows_or_nothing(app, admi
     assert "EU" in text and "US" not in text and "/dashboards/" not in text
 
 
-def test_a_deleted_dashboard_pauses_the_subscription_with_a_clear_entry(app, admin, plain_server):
+def test_a_deleted_dashboard_or_question_pauses_what_sent_it_and_tells_its_owner(app, admin, plain_server):
+    _, mailbox = plain_server
     dashboard = _dashboard(admin)
     made = ok(admin.post("/subscriptions", {"target_kind": "dashboard", "target_id": dashboard["dashboard_id"],
-                                            "schedule": DAILY, "recipients": [{"email": "admin@example.org"}]}), 201)
+                                            "name": "Weekly", "schedule": DAILY,
+                                            "recipients": [{"email": "admin@example.org"}]}), 201)
     ok(admin.delete(f"/dashboards/{dashboard['dashboard_id']}"), 204)
     outcome = _deliver(app, made["subscription_id"])
     assert outcome.skipped == 1 and "target_deleted" in outcome.lines[0]
     assert ok(admin.get(f"/subscriptions/{made['subscription_id']}"))["paused"] is True
+    question = ok(admin.post("/questions", {"name": "Views", "sql": VIEWS}), 201)
+    alert = ok(admin.post("/alerts", {"question_id": question["question_id"], "name": "Busy", "schedule": DAILY,
+                                      "condition": "has_rows", "recipients": [{"email": "admin@example.org"}]}), 201)
+    ok(admin.patch("/me", {"locale": "fr"}))
+    ok(admin.delete(f"/questions/{question['question_id']}"), 204)
+    with app.app_context():
+        assert sending.check_alert(app.extensions["workbench"], alert["alert_id"], DUE).skipped == 1
+    assert ok(admin.get(f"/alerts/{alert['alert_id']}"))["paused"] is True
+    # One notice each, in the owner's language at the time, naming what it is about.
+    notices = {message["Subject"]: message.get_body(("plain",)).get_content().strip()
+               for message in _messages_in_order(mailbox)}
+    assert notices == {"Your subscription “Weekly” needs attention":
+                       "What it sends was deleted: the subscription is paused.",
+                       "Votre alerte « Busy » demande votre attention":
+                       "La question qu’elle surveille a été supprimée : l’alerte est suspendue."}
 
 
 class _Receiver(BaseHTTPRequestHandler):

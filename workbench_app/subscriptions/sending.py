@@ -325,10 +325,16 @@ def _tell_owner(services: WorkbenchServices, kind: Kind, row: dict[str, Any], du
         return
     name = row["name"] or f"{kind.audit} {row[kind.key]}"
     with language(owner.locale):
-        subject = gettext("Your subscription “%(name)s” needs attention", name=name)
+        # Whole sentences per kind: "alert" and "subscription" differ in gender in French and Spanish.
+        if kind is ALERT:
+            subject = gettext("Your alert “%(name)s” needs attention", name=name)
+        else:
+            subject = gettext("Your subscription “%(name)s” needs attention", name=name)
         if lost:
             text = gettext("These recipients no longer receive it: they may no longer open what it sends, or their "
                            "account is deactivated: %(who)s.", who=", ".join(lost))
+        elif kind is ALERT:
+            text = gettext("The question it watches was deleted: the alert is paused.")
         else:
             text = gettext("What it sends was deleted: the subscription is paused.")
 
