@@ -155,6 +155,8 @@ def thrift_server_conf(settings: Settings) -> list[str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
     }
+    if settings.spark_shuffle_partitions:
+        conf["spark.sql.shuffle.partitions"] = str(settings.spark_shuffle_partitions)
     options = []
     for key, value in conf.items():
         options += ["--conf", f"{key}={value}"]

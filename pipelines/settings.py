@@ -219,6 +219,9 @@ class Settings:
     spark_master_ui_port: int = 7080
     spark_thrift_port: int = 10000
     spark_master_url: str | None = None
+    # Partitions of a shuffle (spark.sql.shuffle.partitions); 0: Spark's own default (200). Small data
+    # (the tests' shop) takes far fewer.
+    spark_shuffle_partitions: int = 0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -285,6 +288,7 @@ class Settings:
             spark_master_ui_port=_port(env, "ANALYTICS_SPARK_MASTER_UI_PORT", 7080),
             spark_thrift_port=_port(env, "ANALYTICS_SPARK_THRIFT_PORT", 10000),
             spark_master_url=_spark_master(env, "ANALYTICS_SPARK_MASTER_URL"),
+            spark_shuffle_partitions=_whole(env, "ANALYTICS_SPARK_SHUFFLE_PARTITIONS", 0),
         )
 
     @property

@@ -38,17 +38,35 @@
     $persist_docs$;
 {% endmacro %}
 
-{#- On Spark, dbt-spark writes column descriptions into the metastore for views (in their
-    definition) and for Delta, Hudi and Iceberg tables only: our Parquet tables get theirs here
-    (Spark changes a column's comment in place), so that the workbench and the assistant read them
-    there too. -#}
-{% macro spark__alter_column_comment(relation, column_dict) %}
-    {#- The columns the table has (dbt-spark's persist_docs leaves out the others). -#}
-    {%- if relation.is_table -%}
-        {%- for column_name in column_dict %}
-            {%- set escaped_comment = column_dict[column_name]['description'] | replace('\\', '\\\\') | replace("'", "\\'") -%}
-            {%- do run_query("alter table " ~ relation ~ " alter column " ~ adapter.quote(column_name)
-                             ~ " comment '" ~ escaped_comment ~ "'") -%}
-        {%- endfor %}
+{#- On Spark, every description reaches the metastore inside the statement that creates the
+    relation, not in statements after it: dbt-spark writes a table's and a view's own description
+    (its `comment` clause) and a view's columns (its column list), and the columns of our Parquet
+    tables come from `spark__create_table_as` below. dbt-spark's persist_docs would then describe
+    each table again and write its column comments one `alter table` per column (for Delta, Hudi and
+    Iceberg only: Parquet tables got none): each statement a round trip through the Thrift server, so
+    nothing is left for it to do. A changed description reaches a table when the table is created
+    again (every table of a full build; an incremental one with --full-refresh). -#}
+{% macro spark__persist_docs(relation, model, for_relation, for_columns) -%}
+{%- endmacro %}
+
+{#- A table's columns carry their descriptions from the start: the model's query becomes a
+    temporary view whose column list has the comments (as dbt-spark writes a view's), and the table
+    is created from that view; Spark keeps a column's comment through `create table ... as select`.
+    Two statements (the query's columns, the view) in place of one per column. -#}
+{% macro spark__create_table_as(temporary, relation, compiled_code, language='sql') -%}
+    {%- if not temporary and language == 'sql' and config.persist_column_docs() and model.columns -%}
+        {%- set described = relation.identifier ~ '__described' -%}
+        {%- set columns = [] -%}
+        {%- for column in get_columns_in_query(compiled_code) -%}
+            {%- set description = (model.columns.get(column) or {}).get('description') -%}
+            {%- if description -%}
+                {%- do columns.append(adapter.quote(column) ~ " comment '" ~ description | replace('\\', '\\\\') | replace("'", "\\'") ~ "'") -%}
+            {%- else -%}
+                {%- do columns.append(adapter.quote(column)) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do run_query("create or replace temporary view " ~ described ~ " (" ~ columns | join(', ') ~ ") as\n" ~ compiled_code) -%}
+        {{ return(dbt.spark__create_table_as(temporary, relation, 'select * from ' ~ described, language)) }}
     {%- endif -%}
-{% endmacro %}
+    {{ return(dbt.spark__create_table_as(temporary, relation, compiled_code, language)) }}
+{%- endmacro %}

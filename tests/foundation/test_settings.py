@@ -59,13 +59,13 @@ def test_lake_settings(tmp_path):
 
 def test_engine_settings(tmp_path):
     default = Settings.from_env({"ANALYTICS_HOME": str(tmp_path / "h")})
-    assert default.engine == "postgres" and default.spark_workers == 2
+    assert default.engine == "postgres" and default.spark_workers == 2 and default.spark_shuffle_partitions == 0
     assert default.spark_master == "spark://127.0.0.1:7077" and default.spark_dir == tmp_path / "h" / "spark"
     remote = Settings.from_env({"ANALYTICS_ENGINE": "Spark", "ANALYTICS_SPARK_WORKERS": "0",
                                 "ANALYTICS_SPARK_MASTER_URL": "spark://10.0.0.5:7077",
-                                "ANALYTICS_SPARK_WORKER_MEMORY": "2G"})
-    assert (remote.engine, remote.spark_workers, remote.spark_master, remote.spark_worker_memory) == (
-        "spark", 0, "spark://10.0.0.5:7077", "2g")
+                                "ANALYTICS_SPARK_WORKER_MEMORY": "2G", "ANALYTICS_SPARK_SHUFFLE_PARTITIONS": "8"})
+    assert (remote.engine, remote.spark_workers, remote.spark_master, remote.spark_worker_memory,
+            remote.spark_shuffle_partitions) == ("spark", 0, "spark://10.0.0.5:7077", "2g", 8)
     with pytest.raises(SettingsError, match="ANALYTICS_ENGINE must be one of postgres, spark"):
         Settings.from_env({"ANALYTICS_ENGINE": "trino"})
     with pytest.raises(SettingsError, match="ANALYTICS_SPARK_MASTER_URL must be a master address"):

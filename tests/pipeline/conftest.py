@@ -5,7 +5,9 @@ import json
 import os
 import subprocess
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from typing import Iterator
 
 import pytest
 
@@ -147,19 +149,29 @@ def load_fixture_data(db, site_id) -> dict:
     return {"site_id": site_id}
 
 
-@pytest.fixture(scope="module")
-def built_database(pg_server_url, template_database):
-    """A database with the fixture data and a full dbt build, shared by a module's read-only tests."""
+@contextmanager
+def shop_database(pg_server_url: str, template_database: str, dbt_command: str = "build",
+                  prefix: str = "test_built") -> Iterator[dict]:
+    """A database with the fixture data built by `dbt <dbt_command>`, dropped afterwards."""
     import psycopg
 
     from tests.conftest import clone_template, drop_database
 
-    url = clone_template(pg_server_url, template_database, prefix="test_built")
-    with psycopg.connect(url, autocommit=True) as db:
-        site_id = create_site(db)
-        load_fixture_data(db, site_id)
-        from pipelines.event_views import regenerate_event_views
-        regenerate_event_views(db)
-    run_dbt(url, "build")
-    yield {"url": url, "site_id": site_id}
-    drop_database(pg_server_url, url)
+    url = clone_template(pg_server_url, template_database, prefix=prefix)
+    try:
+        with psycopg.connect(url, autocommit=True) as db:
+            site_id = create_site(db)
+            load_fixture_data(db, site_id)
+            from pipelines.event_views import regenerate_event_views
+            regenerate_event_views(db)
+        run_dbt(url, dbt_command)
+        yield {"url": url, "site_id": site_id}
+    finally:
+        drop_database(pg_server_url, url)
+
+
+@pytest.fixture(scope="module")
+def built_database(pg_server_url, template_database):
+    """A database with the fixture data and a full dbt build, shared by a module's read-only tests."""
+    with shop_database(pg_server_url, template_database) as built:
+        yield built

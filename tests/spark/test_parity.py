@@ -2,8 +2,10 @@
 
 The pipeline tests' fixture shop (three visitors, five visits, a purchase, campaign values to
 decode) is built by dbt on PostgreSQL, its raw days exported to the lake, and the same models built
-by dbt on the session's Spark cluster from the lake. Each model's rows are compared ordered by its
-key, money and shares with a tolerance.
+by dbt on the session's Spark cluster from the lake, once for the module. Each model's rows are
+compared ordered by its key, money and shares with a tolerance: the tables and marts read through
+one Thrift connection (one statement each), the `analytics` views from the lake's files that Spark
+wrote for the workbench (each view computed by Spark once, for both checks).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
+import duckdb
 import psycopg
 import pytest
 from pyhive import hive
@@ -27,10 +30,13 @@ from pipelines.lake.spark import SparkViewsWriter
 from pipelines.settings import Settings
 from tests.conftest import TEST_SECRET
 from tests.lake.test_workbench_reads import ADMIN, warehouse_engine
-from tests.pipeline.conftest import built_database  # noqa: F401 - the module's shop, built on PostgreSQL
+from tests.pipeline.conftest import shop_database
 from workbench_app.engine import EngineError, GroupPermissions, TableRule, UserContext
 
-pytestmark = pytest.mark.slow
+# The module's first test sets up the shop's builds on both engines (minutes on a loaded machine,
+# the dbt run on Spark bounded by its own timeout below): the project's 600-s bound per test would
+# cut them short.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 # Every model Spark builds from the lake (everything but the event views, which read PostgreSQL's
 # raw events live), with the key its rows are ordered by. The inbound services' models are built
@@ -90,7 +96,15 @@ BUILD_TIME = {"built_at", "goals_fingerprint"}
 
 
 @pytest.fixture(scope="module")
-def spark_build(built_database, spark_cluster_running, tmp_path_factory):  # noqa: F811
+def built_database(pg_server_url, template_database):
+    """The pipeline tests' shop built by `dbt run` on PostgreSQL (its data and unit tests run in
+    tests/pipeline: here only the rows matter)."""
+    with shop_database(pg_server_url, template_database, "run", prefix="test_spark_parity") as built:
+        yield built
+
+
+@pytest.fixture(scope="module")
+def spark_build(built_database, spark_cluster_running, tmp_path_factory):
     """The shop's raw days exported to the cluster's lake, and the models built there by dbt."""
     cluster = spark_cluster_running["settings"]
     url = built_database["url"]
@@ -111,7 +125,26 @@ def spark_build(built_database, spark_cluster_running, tmp_path_factory):  # noq
                            "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
                           env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=2400)
     assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
-    return {"url": url, "cluster": cluster, "days": days, "manifest": json.loads((target / "manifest.json").read_text())}
+    return {"url": url, "cluster": cluster, "days": days, "manifest": json.loads((target / "manifest.json").read_text()),
+            "settings": settings}
+
+
+@pytest.fixture(scope="module")
+def spark_cursor(spark_build):
+    """One Thrift connection for the module's reads (the statements run synchronously)."""
+    cluster = spark_build["cluster"]
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        yield conn.cursor()
+
+
+@pytest.fixture(scope="module")
+def lake_views(spark_build):
+    """Spark's analytics views written into the lake's folders (SparkViewsWriter), once for the
+    module: the workbench reads them, and the parity tests compare the views' rows from them."""
+    cluster = spark_build["cluster"]
+    with LakeWriter(spark_build["settings"], spark_build["url"]).open() as writer:
+        results = SparkViewsWriter(writer, cluster.bind_host, cluster.spark_thrift_port).refresh_views()
+    return {result.table: result for result in results}
 
 
 def comparable(value):
@@ -153,18 +186,32 @@ def sort_key(row: dict, key: str):
     return [(row[column] is None, str(comparable(row[column]))) for column in key.split(", ")]
 
 
-def compare(spark_build, model: str, key: str, allow_empty: bool = False) -> None:
+def lake_rows(spark_build, table: str, columns: list[str]) -> list[tuple]:
+    """A view's rows as Spark wrote them into the lake (every partition's file; the site of a table
+    split by site and day is in its folders' names, not in the files)."""
+    files = [str(path) for path in Lake(spark_build["settings"].lake_path).partitions(ANALYTICS, table).values()]
+    if not files:
+        return []
+    listed = ", ".join("'" + name.replace("'", "''") + "'" for name in files)
+    selected = ", ".join('"' + column + '"' for column in columns)
+    with duckdb.connect() as duck:
+        duck.execute("SET TimeZone = 'UTC'")
+        return duck.execute(f"SELECT {selected} FROM read_parquet([{listed}], hive_partitioning = true)").fetchall()
+
+
+def compare(spark_build, spark_cursor, model: str, key: str, allow_empty: bool = False, lake_views=None) -> None:
     with psycopg.connect(spark_build["url"]) as db:
         cursor = db.execute(f"select * from {model}")
         columns = [column.name for column in cursor.description if column.name not in BUILD_TIME]
         expected = sorted((dict(zip([c.name for c in cursor.description], row)) for row in cursor.fetchall()),
                           key=lambda row: sort_key(row, key))
     assert expected or allow_empty, f"{model} is empty on PostgreSQL: nothing would be compared"
-    cluster = spark_build["cluster"]
-    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
-        spark = conn.cursor()
-        spark.execute(f"select {', '.join(columns)} from {model}")
-        found = [dict(zip(columns, row)) for row in spark.fetchall()]
+    schema, name = model.split(".")
+    if schema == ANALYTICS and lake_views is not None and name in lake_views:
+        found = [dict(zip(columns, row)) for row in lake_rows(spark_build, name, columns)]
+    else:
+        spark_cursor.execute(f"select {', '.join(columns)} from {model}")
+        found = [dict(zip(columns, row)) for row in spark_cursor.fetchall()]
     assert len(found) == len(expected), f"{model}: {len(expected)} rows on PostgreSQL, {len(found)} on Spark"
     if expected:
         kinds = expected[0]
@@ -176,39 +223,44 @@ def compare(spark_build, model: str, key: str, allow_empty: bool = False) -> Non
 
 
 @pytest.mark.parametrize("model", list(MODELS))
-def test_spark_builds_the_same_rows(spark_build, model):
-    compare(spark_build, model, MODELS[model])
+def test_spark_builds_the_same_rows(spark_build, spark_cursor, lake_views, model):
+    compare(spark_build, spark_cursor, model, MODELS[model], lake_views=lake_views)
 
 
 @pytest.mark.parametrize("model", list(INBOUND))
-def test_spark_builds_the_inbound_models(spark_build, model):
-    compare(spark_build, model, INBOUND[model], allow_empty=True)
+def test_spark_builds_the_inbound_models(spark_build, spark_cursor, lake_views, model):
+    compare(spark_build, spark_cursor, model, INBOUND[model], allow_empty=True, lake_views=lake_views)
 
 
-def test_descriptions_reach_the_metastore(spark_build):
+def test_the_analytics_views_are_read_from_the_lake(lake_views):
+    """Every analytics view compared above was read from the lake's files, as Spark wrote them (the
+    event views, which read raw events live, are not dbt models: neither built nor compared here)."""
+    assert {name.split(".")[1] for name in [*MODELS, *INBOUND] if name.startswith("analytics.")} <= set(lake_views)
+    assert all(result.full for result in lake_views.values())
+
+
+def test_descriptions_reach_the_metastore(spark_build, spark_cursor):
     """persist_docs: the tables' and columns' descriptions are the metastore's comments (apostrophes kept)."""
     nodes = {(node["schema"], node["name"]): node for node in spark_build["manifest"]["nodes"].values()
              if node["resource_type"] == "model"}
-    cluster = spark_build["cluster"]
-    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
-        spark = conn.cursor()
-        for model in DESCRIBED:
-            node = nodes[tuple(model.split("."))]
-            spark.execute(f"describe table extended {model}")
-            comments, details, section = {}, {}, "columns"
-            for name, value, comment in spark.fetchall():
-                if not name or name.startswith("#"):
-                    section = "details" if name and "Detailed" in name else section
-                    continue
-                if section == "columns":
-                    comments[name] = comment
-                else:
-                    details[name] = value
-            assert details.get("Comment") == node["description"], model
-            described = {name: column["description"] for name, column in node["columns"].items()
-                         if column["description"] and name in comments}
-            assert described, f"{model}: no documented column found in the metastore"
-            assert {name: comments[name] for name in described} == described, model
+    spark = spark_cursor
+    for model in DESCRIBED:
+        node = nodes[tuple(model.split("."))]
+        spark.execute(f"describe table extended {model}")
+        comments, details, section = {}, {}, "columns"
+        for name, value, comment in spark.fetchall():
+            if not name or name.startswith("#"):
+                section = "details" if name and "Detailed" in name else section
+                continue
+            if section == "columns":
+                comments[name] = comment
+            else:
+                details[name] = value
+        assert details.get("Comment") == node["description"], model
+        described = {name: column["description"] for name, column in node["columns"].items()
+                     if column["description"] and name in comments}
+        assert described, f"{model}: no documented column found in the metastore"
+        assert {name: comments[name] for name in described} == described, model
 
 
 # The workbench's statements of tests/lake/test_workbench_reads.py, on what Spark built.
@@ -225,16 +277,12 @@ WORKBENCH_STATEMENTS = [
 ]
 
 
-def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build):
+def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build, lake_views):
     """Spark's views written into the lake's folders (part-0.parquet per partition, _lake.json) are
     what the workbench reads, through its real query path and permission rewrite, with the answers
     PostgreSQL gives."""
-    cluster = spark_build["cluster"]
-    settings = Settings(home=cluster.home, database_url=spark_build["url"], server_secret_value=TEST_SECRET,
-                        lake_dir=cluster.lake_path)
-    with LakeWriter(settings, spark_build["url"]).open() as writer:
-        results = SparkViewsWriter(writer, cluster.bind_host, cluster.spark_thrift_port).refresh_views()
-    written = {result.table: result for result in results}
+    settings = spark_build["settings"]
+    written = lake_views
     assert {"visits", "pageviews", "attribution", "orders", "conversions", "channel_rules"} <= set(written)
     lake = Lake(settings.lake_path)
     visits = lake.read_state(ANALYTICS, "visits")
