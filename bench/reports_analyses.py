@@ -2,23 +2,27 @@
 
 Starts an embedded PostgreSQL in a temporary directory, loads N synthetic events (default
 1,000,000 over 90 days: bench/pipeline.py's shop, visits of 1-12 events by returning cookie
-visitors) into raw.events with COPY, builds the dbt project (the real `analytics` views), then runs
-through the workbench engine (DuckDB over the warehouse, the permission rewrite included, as the
-statement path runs them):
+visitors) into raw.events with COPY, builds the dbt project (the real `analytics` views), writes the
+lake (every analytics view as Parquet, pipelines/lake), then runs through the workbench engine as
+the product builds it (DuckDB, the permission rewrite included, as the statement path runs them),
+once reading the lake (`ANALYTICS_WORKBENCH_READS=lake`) and once PostgreSQL (the reader role):
 
 * the baseline: `count(*)` of analytics.events, and page views per day (a dashboard's question);
 * a funnel of four steps (/ -> /shoes* -> view_item -> purchase, within a day);
 * a path around /shoes (2 steps before, 3 after, 5 branches);
 * weekly retention of first visits over the 90 days (8 weeks after).
 
-Each statement runs once to warm up, then `--runs` times; p50 and p95 in milliseconds. Target:
-each analysis <= 1 s on 1,000,000 events.
+Each statement runs once to warm up, then `--runs` times; p50 and p95 in milliseconds, and p50 over
+the page-views-per-day baseline's. Target: each analysis <= 1 s on 1,000,000 events. With `--keep
+DIR`, the server, its data and the lake stay in DIR, and a later run with the same DIR only times.
 
-Run: ``python bench/reports_analyses.py [--events N] [--days D] [--runs R]``.
+Run: ``python bench/reports_analyses.py [--events N] [--days D] [--runs R] [--keep DIR]``.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import random
 import statistics
@@ -31,10 +35,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.pipeline import DbtBuilds, load, shop_database, synthetic_events  # noqa: E402
-from bench.workbench_query import _libpq  # noqa: E402
 from pipelines.database import embedded  # noqa: E402
+from pipelines.key_derivation import reader_password  # noqa: E402
+from pipelines.lake.export import LakeWriter  # noqa: E402
+from pipelines.settings import Settings  # noqa: E402
 from workbench_app.analyses.compiler import compile_analysis  # noqa: E402
-from workbench_app.engine import CatalogSource, EngineSettings, GroupPermissions, UserContext, WorkbenchEngine  # noqa: E402
+from workbench_app.engine import GroupPermissions, UserContext, WorkbenchEngine  # noqa: E402
+from workbench_app.sources import catalogs  # noqa: E402
+from workbench_app.sources.engine_catalogs import engine_settings  # noqa: E402
+
+SECRET = "bench-analyses-secret"
+WAREHOUSE = {"name": "warehouse", "kind": "warehouse", "options": {}}
 
 
 def statements(site_id: str, start: datetime, end: datetime) -> list[tuple[str, str, dict, dict]]:
@@ -75,39 +86,72 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def prepare(base: Path, args: argparse.Namespace) -> tuple[Settings, str, datetime, datetime]:
+    """The database loaded and built and the lake written, or those kept in `base` by an earlier run."""
+    settings = Settings(home=base / "home", database_url="postgresql://unused/analytics",
+                        server_secret_value=SECRET, lake_dir=base / "lake")
+    kept = base / "bench.json"
+    if kept.is_file():
+        previous = json.loads(kept.read_text())
+        print(f"{previous['events']:,} events kept in {base}")
+        return (dataclasses.replace(settings, database_url=previous["url"]), previous["site_id"],
+                datetime.fromisoformat(previous["start"]), datetime.fromisoformat(previous["end"]))
+    state_url = embedded.start(base / "pgdata").url("postgres")
+    url, site_id = shop_database(state_url, "analytics", args.days, reader_password=reader_password(settings))
+    settings = dataclasses.replace(settings, database_url=url)
+    end = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
+    start = end - timedelta(days=args.days)
+    started = time.perf_counter()
+    loaded = load(url, synthetic_events(site_id, args.events, start, end, random.Random(31)))
+    print(f"loaded {loaded:,} events in {time.perf_counter() - started:.1f} s")
+    print(f"dbt build: {DbtBuilds(url, 2, False, base / 'dbt-target').build():.1f} s")
+    started = time.perf_counter()
+    with LakeWriter(settings).open() as writer:
+        writer.refresh_views(full=True)
+    print(f"lake written (every analytics view): {time.perf_counter() - started:.1f} s")
+    kept.write_text(json.dumps({"url": url, "site_id": site_id, "events": loaded, "start": start.isoformat(),
+                                "end": end.isoformat()}))
+    return settings, site_id, start, end
+
+
+def measure(settings: Settings, reads: str, site_id: str, start: datetime, end: datetime, runs: int) -> None:
+    settings = dataclasses.replace(settings, workbench_reads=reads)
+    engine = WorkbenchEngine(engine_settings(settings), [catalogs.catalog_source(settings, WAREHOUSE)])
+    user = UserContext("bench", (GroupPermissions("all", frozenset({"warehouse"})),), {})
+    try:
+        print(f"-- reading {'the lake' if reads == 'lake' else 'PostgreSQL'} (runs: {runs}, "
+              f"load average {os.getloadavg()[0]:.1f})")
+        print(f"{'statement':<36} {'p50 ms':>8} {'p95 ms':>8} {'x base':>7} {'rows':>6}")
+        baseline = None
+        for name, sql, types, values in statements(site_id, start, end):
+            timings, rows = timed(engine, user, sql, types, values, runs)
+            p50 = statistics.median(timings)
+            baseline = p50 if name == "baseline: page views per day" else baseline
+            verdict = "" if name.startswith("baseline") else ("  OK" if p50 <= 1000 else "  OVER TARGET (1 s)")
+            ratio = f"{p50 / baseline:7.1f}" if baseline else f"{'':>7}"
+            print(f"{name:<36} {p50:8.0f} {percentile(timings, 0.95):8.0f} {ratio} {rows:>6}{verdict}")
+    finally:
+        engine.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--keep", help="keep the server, its data and the lake in this folder (reused when there)")
+    parser.add_argument("--reads", choices=("lake", "postgres", "both"), default="both")
     args = parser.parse_args()
-    rng = random.Random(31)
     with tempfile.TemporaryDirectory(prefix="bench-analyses-") as tmp:
-        pgdata = Path(tmp) / "pgdata"
-        state = embedded.start(pgdata)
+        base = Path(args.keep) if args.keep else Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        pgdata = base / "pgdata"
+        if (base / "bench.json").is_file():
+            embedded.start(pgdata)
         try:
-            url, site_id = shop_database(state.url("postgres"), "bench", args.days)
-            end = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
-            start = end - timedelta(days=args.days)
-            started = time.perf_counter()
-            loaded = load(url, synthetic_events(site_id, args.events, start, end, rng))
-            print(f"loaded {loaded:,} events in {time.perf_counter() - started:.1f} s")
-            build = DbtBuilds(url, 2, False, Path(tmp) / "dbt-target").build()
-            print(f"dbt build: {build:.1f} s")
-            engine = WorkbenchEngine(EngineSettings(timeout_seconds=120, row_limit=10_000, mask_salt="bench-salt"))
-            try:
-                engine.attach_catalog(CatalogSource("warehouse", "postgres", _libpq(url), schemas=("analytics",)))
-                user = UserContext("bench", (GroupPermissions("all", frozenset({"warehouse"})),), {})
-                print(f"{'statement':<36} {'p50 ms':>8} {'p95 ms':>8} {'rows':>6}   (runs: {args.runs}, "
-                      f"load {os.getloadavg()[0]:.1f})")
-                for name, sql, types, values in statements(site_id, start, end):
-                    timings, rows = timed(engine, user, sql, types, values, args.runs)
-                    verdict = "" if name.startswith("baseline") else (
-                        "  OK" if percentile(timings, 0.5) <= 1000 else "  OVER TARGET (1 s)")
-                    print(f"{name:<36} {statistics.median(timings):8.0f} {percentile(timings, 0.95):8.0f} "
-                          f"{rows:>6}{verdict}")
-            finally:
-                engine.close()
+            settings, site_id, start, end = prepare(base, args)
+            for reads in (("lake", "postgres") if args.reads == "both" else (args.reads,)):
+                measure(settings, reads, site_id, start, end, args.runs)
         finally:
             embedded.stop(pgdata)
 
