@@ -130,25 +130,35 @@ def _label(step: Any) -> str:
 
 
 def compile_path(path: PathDefinition) -> Compiled:
+    """One pass over the range's page views: each view with the pages before and after it in its
+    visit (lag and lead), the visit's first view of the chosen page kept; no self-join."""
     statement = _Statement()
     start, end = statement.range(path.date_range)
-    views = (f"views AS (SELECT visit_id, coalesce(path, '') AS path, row_number() OVER "
-             f"(PARTITION BY visit_id ORDER BY occurred_at, event_id) AS n FROM {PAGEVIEWS} "
-             f"WHERE {statement.site(path.site_id)} AND occurred_at >= {start} AND occurred_at < {end})")
-    if path.start == "entry":
-        anchors = "anchors AS (SELECT visit_id, 1 AS a FROM views WHERE n = 1)"
-    else:
-        anchors = f"anchors AS (SELECT visit_id, min(n) AS a FROM views WHERE {statement.page('page', path.page)} GROUP BY visit_id)"
-    sql = (f"WITH {views}, {anchors}, "
-           "steps AS (SELECT v.visit_id, v.n - a.a AS step, v.path FROM views AS v JOIN anchors AS a "
-           f"ON v.visit_id = a.visit_id WHERE v.n BETWEEN a.a - {path.steps_before} AND a.a + {path.steps_after}), "
-           "ranks AS (SELECT step, path, row_number() OVER (PARTITION BY step ORDER BY count(*) DESC, path) AS r "
-           "FROM steps GROUP BY step, path), "
-           f"named AS (SELECT s.visit_id, s.step, CASE WHEN k.r <= {path.branches} THEN s.path END AS page "
-           "FROM steps AS s JOIN ranks AS k ON k.step = s.step AND k.path = s.path) "
-           "SELECT a.step AS from_step, a.page AS from_page, b.step AS to_step, b.page AS to_page, "
-           "count(*) AS visits FROM named AS a JOIN named AS b ON b.visit_id = a.visit_id AND b.step = a.step + 1 "
-           "GROUP BY a.step, a.page, b.step, b.page "
+    before, after = path.steps_before, path.steps_after
+    window = "OVER (PARTITION BY visit_id ORDER BY occurred_at, event_id)"
+    around = [f"lag(path, {k}) {window} AS b{k}" for k in range(1, before + 1)]
+    around += [f"lead(path, {k}) {window} AS a{k}" for k in range(1, after + 1)]
+    anchor = "n = 1" if path.start == "entry" else statement.page("page", path.page)
+    columns = {0: "path", **{-k: f"b{k}" for k in range(1, before + 1)}, **{k: f"a{k}" for k in range(1, after + 1)}}
+    steps = " UNION ALL ".join(f"SELECT {step} AS step, {column} AS path FROM anchored WHERE {column} IS NOT NULL"
+                               for step, column in sorted(columns.items()))
+    links = " UNION ALL ".join(
+        f"SELECT {step} AS from_step, {columns[step]} AS from_path, {step + 1} AS to_step, "
+        f"{columns[step + 1]} AS to_path FROM anchored WHERE {columns[step + 1]} IS NOT NULL"
+        for step in range(-before, after))
+    sql = (f"WITH seq AS (SELECT visit_id, path, row_number() {window} AS n, {', '.join(around)} FROM "
+           f"(SELECT visit_id, coalesce(path, '') AS path, occurred_at, event_id FROM {PAGEVIEWS} "
+           f"WHERE {statement.site(path.site_id)} AND occurred_at >= {start} AND occurred_at < {end}) AS views), "
+           f"anchored AS (SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY visit_id ORDER BY n) AS first "
+           f"FROM seq WHERE {anchor}) AS matches WHERE first = 1), "
+           f"ranks AS (SELECT step, path, row_number() OVER (PARTITION BY step ORDER BY count(*) DESC, path) AS r "
+           f"FROM ({steps}) AS steps GROUP BY step, path), "
+           f"links AS ({links}) "
+           f"SELECT l.from_step, CASE WHEN f.r <= {path.branches} THEN l.from_path END AS from_page, l.to_step, "
+           f"CASE WHEN t.r <= {path.branches} THEN l.to_path END AS to_page, count(*) AS visits FROM links AS l "
+           "JOIN ranks AS f ON f.step = l.from_step AND f.path = l.from_path "
+           "JOIN ranks AS t ON t.step = l.to_step AND t.path = l.to_path "
+           "GROUP BY l.from_step, from_page, l.to_step, to_page "
            "ORDER BY from_step, visits DESC, from_page NULLS LAST, to_page NULLS LAST")
     return sql, statement.types, statement.values
 
