@@ -5,6 +5,7 @@ from flask import Blueprint, Flask
 
 from workbench_app.api import (
     accounts_routes,
+    analyses_routes,
     assistant_routes,
     content_routes,
     dashboards_routes,
@@ -35,7 +36,7 @@ def register_api(app: Flask) -> None:
     # Before anything runs in this worker, it listens for cancellations (running_statements).
     api.before_request(lambda: services().running_statements.start())
     api.before_request(authenticate_request)
-    for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes,
+    for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes, analyses_routes,
                    dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
                    themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes, subscriptions_routes):
         api.register_blueprint(module.blueprint)

@@ -9,6 +9,7 @@ from pydantic.json_schema import models_json_schema
 
 from pipelines.openapi_fragments import merge_fragment
 from workbench_app.accounts import openapi_paths as accounts_openapi
+from workbench_app.analyses import openapi_paths as analyses_openapi
 from workbench_app.api.public_views import public, public_operations
 from workbench_app.assistant import openapi_paths as assistant_openapi
 from workbench_app.content import openapi_paths as content_openapi
@@ -107,6 +108,7 @@ _AREAS = (("accounts", accounts_openapi, (_operation, _also)),
           ("sources", sources_openapi, (_operation, _also)),
           ("statements", statements_openapi, (_operation, _also)),
           ("content", content_openapi, (_operation, _also)),
+          ("analyses", analyses_openapi, (_operation, _also)),
           ("records", records_openapi, (_operation, _also)),
           ("assistant", assistant_openapi, (_operation, _also)),
           ("themes", themes_openapi, (_operation, _also)),

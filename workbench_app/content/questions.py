@@ -1,4 +1,5 @@
-"""Saved questions: SQL with typed `{{variables}}`, or a builder definition compiled to SQL.
+"""Saved questions: SQL with typed `{{variables}}`, a builder definition compiled to SQL, or a funnel,
+path or retention analysis (kind "analysis", workbench_app/analyses) compiled to SQL.
 
 A question has its folder's access; running it needs view access, and its statement runs under
 the runner's own data permissions (never its author's).
@@ -12,6 +13,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
+from workbench_app.analyses.compiler import compile_analysis
 from workbench_app.content import builder, folders
 from workbench_app.content.dashboard_filters import with_column_conditions
 from workbench_app.engine import VARIABLE_TYPES, EngineError, variable_names
@@ -19,7 +21,7 @@ from workbench_app.errors import invalid, not_found
 from workbench_app.services import WorkbenchServices
 from workbench_app.statements.query_runner import run_for
 
-_COLUMNS = """question_id, folder_id, name, description, kind, builder, sql_text as sql, variables, visualization,
+_COLUMNS = """question_id, folder_id, name, description, kind, builder, analysis, sql_text as sql, variables, visualization,
               created_by, created_at, updated_at"""
 
 
@@ -39,7 +41,12 @@ def check_variables(sql: str, declared: Any) -> dict[str, str]:
 
 
 def _definition(fields: dict[str, Any]) -> tuple[str, str, Any, dict[str, str]]:
-    kind = fields.get("kind") or ("builder" if fields.get("builder") is not None else "sql")
+    """(kind, SQL, the definition kept in the kind's column, variable types)."""
+    kind = fields.get("kind") or ("builder" if fields.get("builder") is not None
+                                  else "analysis" if fields.get("analysis") is not None else "sql")
+    if kind == "analysis":
+        sql, types, _ = compile_analysis(fields.get("analysis"))
+        return kind, sql, fields["analysis"], types
     if kind == "builder":
         sql, types, _ = builder.compile_definition(fields.get("builder"))
         return kind, sql, fields["builder"], types
@@ -51,6 +58,13 @@ def _definition(fields: dict[str, Any]) -> tuple[str, str, Any, dict[str, str]]:
     if not isinstance(sql, str) or not sql.strip() or len(sql) > 100_000:
         raise invalid("sql is required for a SQL question (at most 100,000 characters).", field="sql")
     return kind, sql, None, check_variables(sql, fields.get("variables") or {})
+
+
+def _kept(kind: str, definition: Any) -> tuple[Jsonb | None, Jsonb | None]:
+    """(builder, analysis) columns: the definition in its kind's column, the other empty."""
+    if definition is None:
+        return None, None
+    return (Jsonb(definition), None) if kind == "builder" else (None, Jsonb(definition))
 
 
 def get_question(conn: psycopg.Connection, identity: Identity, question_id: int, level: str = "view") -> dict[str, Any]:
@@ -81,10 +95,11 @@ def create_question(conn: psycopg.Connection, identity: Identity, fields: dict[s
     folders.require(conn, identity, folder_id, "edit")
     kind, sql, definition, variables = _definition(fields)
     question_id = conn.execute(
-        """insert into questions (folder_id, name, description, kind, builder, sql_text, variables, visualization, created_by)
-           values (%s, %s, %s, %s, %s, %s, %s, %s, %s) returning question_id""",
-        (folder_id, fields["name"], fields.get("description") or "", kind,
-         Jsonb(definition) if definition is not None else None, sql, Jsonb(variables),
+        """insert into questions (folder_id, name, description, kind, builder, analysis, sql_text, variables,
+                                  visualization, created_by)
+           values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) returning question_id""",
+        (folder_id, fields["name"], fields.get("description") or "", kind, *_kept(kind, definition), sql,
+         Jsonb(variables),
          Jsonb(fields.get("visualization") or {}), identity.user_id),
     ).fetchone()[0]
     return get_question(conn, identity, question_id)
@@ -97,18 +112,19 @@ def update_question(conn: psycopg.Connection, identity: Identity, question_id: i
     merged = {
         "kind": fields.get("kind") or current["kind"],
         "builder": fields["builder"] if "builder" in fields else current["builder"],
+        "analysis": fields["analysis"] if "analysis" in fields else current["analysis"],
         "sql": fields.get("sql") if fields.get("sql") is not None else current["sql"],
         "variables": fields["variables"] if fields.get("variables") is not None else current["variables"],
     }
-    if merged["kind"] == "sql" and fields.get("kind") == "sql":
+    if merged["kind"] != "builder" and fields.get("kind") in ("sql", "analysis"):
         merged["builder"] = None
     kind, sql, definition, variables = _definition(merged)
     conn.execute(
-        """update questions set folder_id = %s, name = %s, description = %s, kind = %s, builder = %s, sql_text = %s,
-                  variables = %s, visualization = %s, updated_at = now() where question_id = %s""",
+        """update questions set folder_id = %s, name = %s, description = %s, kind = %s, builder = %s, analysis = %s,
+                  sql_text = %s, variables = %s, visualization = %s, updated_at = now() where question_id = %s""",
         (fields.get("folder_id") or current["folder_id"], fields.get("name") or current["name"],
          fields["description"] if fields.get("description") is not None else current["description"], kind,
-         Jsonb(definition) if definition is not None else None, sql, Jsonb(variables),
+         *_kept(kind, definition), sql, Jsonb(variables),
          Jsonb(fields["visualization"] if fields.get("visualization") is not None else current["visualization"]),
          question_id),
     )
@@ -135,6 +151,10 @@ def statement_of(question: dict[str, Any], variables: dict[str, Any] | None = No
         if variables:
             raise invalid("A builder question takes no variables.", field="variables")
         return builder.compile_definition(question["builder"])
+    if question["kind"] == "analysis":
+        if variables:
+            raise invalid("An analysis question takes no variables.", field="variables")
+        return compile_analysis(question["analysis"])
     return question["sql"], question["variables"], variables or {}
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, WithJsonSchema
 
+from workbench_app.analyses.shapes import AnalysisDefinition
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, TextList, WholeNumber
 from workbench_app.content.dashboard_filters import FILTER_TYPES
@@ -134,14 +135,17 @@ class MetricList(AnswerShape):
     metrics: list[ListedMetric]
 
 class Question(AnswerShape):
-    """A saved question: SQL with {{variables}}, or a builder definition compiled to SQL."""
+    """A saved question: SQL with {{variables}}, a builder definition or an analysis (funnel, path,
+    retention) compiled to SQL."""
     question_id: int
     folder_id: int
     name: str
     description: str
-    kind: Literal["sql", "builder"]
+    kind: Literal["sql", "builder", "analysis"]
     builder: BuilderDefinition | None
-    """The builder definition (null for a SQL question)."""
+    """The builder definition (null for another kind)."""
+    analysis: AnalysisDefinition | None
+    """The funnel, path or retention definition (null for another kind)."""
     sql: str
     variables: Variables
     visualization: Visualization
@@ -267,10 +271,12 @@ class NewMetric(RequestShape):
 
 class QuestionChange(ContentChange):
     """A change of a question: only the fields given change."""
-    kind: Literal["sql", "builder"] = None
+    kind: Literal["sql", "builder", "analysis"] = None
     sql: Text(100_000) = None
     variables: Variables = None
     builder: BuilderDefinition = None
+    analysis: AnalysisDefinition = None
+    """A funnel, path or retention definition (kind "analysis")."""
     visualization: Visualization = None
 
 

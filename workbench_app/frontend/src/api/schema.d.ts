@@ -1004,6 +1004,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analyses/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run an analysis */
+        post: operations["run_an_analysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analyses/sql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compile an analysis to SQL */
+        post: operations["compile_an_analysis_to_sql"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/history": {
         parameters: {
             query?: never;
@@ -1882,6 +1916,8 @@ export interface components {
             }[];
             limit?: number;
         };
+        /** @description A funnel, a path or a retention analysis (see workbench_app/analyses/compiler.py for the columns each answers). */
+        AnalysisDefinition: components["schemas"]["FunnelDefinition"] | components["schemas"]["PathDefinition"] | components["schemas"]["RetentionDefinition"];
         ThemeSettings: {
             /** @enum {unknown} */
             font?: "system" | "inter" | "source-serif-4" | "atkinson-hyperlegible";
@@ -2564,16 +2600,21 @@ export interface components {
             public_sharing: boolean;
             links: components["schemas"]["PublicLink"][];
         };
-        /** @description A saved question: SQL with {{variables}}, or a builder definition compiled to SQL. */
+        /**
+         * @description A saved question: SQL with {{variables}}, a builder definition or an analysis (funnel, path,
+         *     retention) compiled to SQL.
+         */
         Question: {
             question_id: number;
             folder_id: number;
             name: string;
             description: string;
             /** @enum {string} */
-            kind: "sql" | "builder";
-            /** @description The builder definition (null for a SQL question). */
+            kind: "sql" | "builder" | "analysis";
+            /** @description The builder definition (null for another kind). */
             builder: components["schemas"]["BuilderDefinition"] | null;
+            /** @description The funnel, path or retention definition (null for another kind). */
+            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind"> | null;
             sql: string;
             variables: {
                 [key: string]: "text" | "number" | "date" | "list";
@@ -2977,6 +3018,17 @@ export interface components {
             threshold?: number | null;
             repeat?: ("once" | "every_time") | null;
         };
+        AnalysisCompile: {
+            /** @description A funnel, path or retention definition. */
+            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+        };
+        AnalysisRun: {
+            /** @description A funnel, path or retention definition. */
+            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+            row_limit?: number;
+            /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
+            statement_id?: string;
+        };
         AssistantQuestion: {
             /** @description The person's message (Markdown). */
             content: string;
@@ -3014,6 +3066,12 @@ export interface components {
         ConversationTitle: {
             title: string;
         };
+        /** @description The most time from the first step to the last. */
+        ConversionWindow: {
+            amount: number;
+            /** @enum {string} */
+            unit: "minute" | "hour" | "day";
+        };
         /** @description A sign-in to the web application (POST /session). */
         Credentials: {
             email: string;
@@ -3043,6 +3101,16 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @description Either `from` and `to` (days, both included, UTC) or the `last` n whole days, weeks or months
+         *     before the current one (a saved analysis stays relative).
+         */
+        DateRange: {
+            from?: string | null;
+            to?: string | null;
+            last?: number | null;
+            unit?: ("day" | "week" | "month") | null;
+        };
         EmbeddingSecretRequest: {
             name: string;
             /** @description The group whose rights the embedded dashboards are read with. */
@@ -3052,6 +3120,12 @@ export interface components {
              * @default []
              */
             allowed_origins?: string[];
+        };
+        /** @description An event by name, with conditions on its properties. */
+        EventMatch: {
+            event: string;
+            /** @default [] */
+            properties?: components["schemas"]["PropertyCondition"][];
         };
         /** @description The first-run setup's form: the setup link's token, then the first administrator. */
         FirstAdministrator: {
@@ -3069,6 +3143,34 @@ export interface components {
         };
         FolderName: {
             name: string;
+        };
+        /** @description Visitors who did the steps in order, each after the one before, within the window from the first. */
+        FunnelDefinition: {
+            /**
+             * Format: uuid
+             * @description The site (every site the caller may read when left out).
+             */
+            site_id?: string | null;
+            date_range: components["schemas"]["DateRange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "funnel";
+            steps: components["schemas"]["FunnelStep"][];
+            window: components["schemas"]["ConversionWindow"];
+        };
+        /** @description A page view whose path matches `page` (`*` stands for any characters), or an event. */
+        FunnelStep: {
+            page?: string | null;
+            event?: string | null;
+            /**
+             * @description Conditions on the event's properties (an event step only).
+             * @default []
+             */
+            properties?: components["schemas"]["PropertyCondition"][];
+            /** @description The step's name on the chart (the page or the event when left out). */
+            label?: string | null;
         };
         /**
          * @description A field given replaces the stored one; null or "" clears it; `password` "" or null clears the
@@ -3209,12 +3311,14 @@ export interface components {
             description?: string;
             folder_id?: number;
             /** @enum {string} */
-            kind?: "sql" | "builder";
+            kind?: "sql" | "builder" | "analysis";
             sql?: string;
             variables?: {
                 [key: string]: "text" | "number" | "date" | "list";
             };
             builder?: components["schemas"]["BuilderDefinition"];
+            /** @description A funnel, path or retention definition (kind "analysis"). */
+            analysis?: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
             visualization?: {
                 [key: string]: unknown;
             };
@@ -3323,6 +3427,39 @@ export interface components {
         PasswordLinkToken: {
             token: string;
         };
+        /**
+         * @description The pages viewed before and after a page (`start: "page"`), or after the entry page of each
+         *     visit (`start: "entry"`), within visits.
+         */
+        PathDefinition: {
+            /**
+             * Format: uuid
+             * @description The site (every site the caller may read when left out).
+             */
+            site_id?: string | null;
+            date_range: components["schemas"]["DateRange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "path";
+            /**
+             * @default page
+             * @enum {string}
+             */
+            start?: "page" | "entry";
+            /** @description The chosen page's path (`*` stands for any characters); only with start "page". */
+            page?: string | null;
+            /** @default 0 */
+            steps_before?: number;
+            /** @default 3 */
+            steps_after?: number;
+            /**
+             * @description Pages kept per step, the most viewed; the others are grouped as one "other" node (null).
+             * @default 5
+             */
+            branches?: number;
+        };
         PreviewStatement: {
             /** @description A sample statement, run as the person. */
             sql: string;
@@ -3332,6 +3469,16 @@ export interface components {
             display_name?: string;
             /** @enum {string} */
             locale?: "en" | "fr" | "es";
+        };
+        /** @description A condition on one of the event's properties (`props`), compared as text. */
+        PropertyCondition: {
+            key: string;
+            /**
+             * @default =
+             * @enum {string}
+             */
+            operator?: "=" | "!=" | "contains";
+            value: string;
         };
         ProviderChange: {
             base_url?: string | null;
@@ -3367,12 +3514,14 @@ export interface components {
             description?: string;
             folder_id?: number;
             /** @enum {string} */
-            kind?: "sql" | "builder";
+            kind?: "sql" | "builder" | "analysis";
             sql?: string;
             variables?: {
                 [key: string]: "text" | "number" | "date" | "list";
             };
             builder?: components["schemas"]["BuilderDefinition"];
+            /** @description A funnel, path or retention definition (kind "analysis"). */
+            analysis?: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
             visualization?: {
                 [key: string]: unknown;
             };
@@ -3406,6 +3555,33 @@ export interface components {
         Recipient: {
             user_id?: number | null;
             email?: string | null;
+        };
+        /**
+         * @description Cohorts of visitors by the period of their first visit (or of their first `cohort_event`),
+         *     and how many came back in each period after. Cookie and consent-given visitors only: a
+         *     cookieless visitor's key changes every day, so they cannot be seen to return.
+         */
+        RetentionDefinition: {
+            /**
+             * Format: uuid
+             * @description The site (every site the caller may read when left out).
+             */
+            site_id?: string | null;
+            date_range: components["schemas"]["DateRange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "retention";
+            /**
+             * @default week
+             * @enum {string}
+             */
+            period?: "week" | "month";
+            /** @default 8 */
+            periods?: number;
+            /** @description The event that puts a visitor in a cohort (their first visit when left out). */
+            cohort_event?: components["schemas"]["EventMatch"] | null;
         };
         RuleToCheck: {
             catalog: string;
@@ -11455,6 +11631,198 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    run_an_analysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalysisRun"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Result"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compile_an_analysis_to_sql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalysisCompile"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompiledBuilder"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Database or source unavailable */

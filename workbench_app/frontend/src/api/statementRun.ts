@@ -6,7 +6,7 @@ import { api, data } from "./client";
 import type { components, paths } from "./schema";
 
 type Result = components["schemas"]["Result"];
-type Body<P extends "/sql" | "/builder/run"> =
+type Body<P extends "/sql" | "/builder/run" | "/analyses/run"> =
   Omit<paths[P]["post"]["requestBody"]["content"]["application/json"], "statement_id">;
 
 /** 32 hex characters from the browser's random source (crypto.randomUUID needs a secure context). */
@@ -37,6 +37,17 @@ export function runSql(body: Body<"/sql">, signal?: AbortSignal): Promise<Result
 export function runBuilder(body: Body<"/builder/run">, signal?: AbortSignal): Promise<Result> {
   return cancellable(signal, async (statement_id) =>
     data(api.POST("/builder/run", { body: { ...body, statement_id }, signal })));
+}
+
+export function runAnalysis(body: Body<"/analyses/run">, signal?: AbortSignal): Promise<Result> {
+  return cancellable(signal, async (statement_id) =>
+    data(api.POST("/analyses/run", { body: { ...body, statement_id }, signal })));
+}
+
+/** An analysis's whole result as CSV: compiled to SQL (values as literals), then as a statement's. */
+export async function downloadAnalysisCsv(analysis: components["schemas"]["AnalysisDefinition"]): Promise<Blob> {
+  const compiled = await data(api.POST("/analyses/sql", { body: { analysis } }));
+  return downloadSqlCsv({ sql: compiled.sql });
 }
 
 /** The whole result of a statement as CSV (the server's export bound, the person's rights). */

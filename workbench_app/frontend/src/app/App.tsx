@@ -15,6 +15,7 @@ const HomePage = preloadable(() => import("../features/home/HomePage"));
 const BrowsePage = preloadable(() => import("../features/browse/BrowsePage"));
 const SqlEditorPage = preloadable(() => import("../features/sql-editor/SqlEditorPage"));
 const QuestionBuilderPage = preloadable(() => import("../features/question-builder/QuestionBuilderPage"));
+const AnalysisPage = preloadable(() => import("../features/analyses/AnalysisPage"));
 const QuestionPage = preloadable(() => import("../features/browse/QuestionPage"));
 const DataPage = preloadable(() => import("../features/data/DataPage"));
 const HistoryPage = preloadable(() => import("../features/history/HistoryPage"));
@@ -52,6 +53,7 @@ const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
   ["/browse/:folderId", BrowsePage],
   ["/sql", SqlEditorPage],
   ["/question/new", QuestionBuilderPage],
+  ["/analysis/new", AnalysisPage],
   ["/questions/:questionId", QuestionPage],
   ["/data", DataPage],
   ["/history", HistoryPage],

@@ -23,6 +23,7 @@ export function AppLayout() {
     { to: "/browse", label: t("nav.browse") },
     { to: "/dashboards", label: t("nav.dashboards") },
     { to: "/question/new", label: t("nav.newQuestion") },
+    { to: "/analysis/new", label: t("nav.newAnalysis") },
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },

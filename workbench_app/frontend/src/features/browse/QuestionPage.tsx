@@ -9,5 +9,6 @@ export default function QuestionPage() {
   const question = useQuery(questionQuery(Number(questionId)));
   if (question.error) return <ErrorMessage error={question.error} />;
   if (!question.data) return null;
-  return <Navigate replace to={question.data.kind === "builder" ? `/question/new?question=${questionId}` : `/sql?question=${questionId}`} />;
+  const screen = { builder: "/question/new", analysis: "/analysis/new", sql: "/sql" }[question.data.kind];
+  return <Navigate replace to={`${screen}?question=${questionId}`} />;
 }

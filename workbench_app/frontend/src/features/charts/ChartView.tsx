@@ -32,7 +32,20 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
   const { t } = useTranslation();
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
-  const texts = useMemo(() => ({ forecast: t("chart.forecast"), interval: t("chart.interval") }), [t]);
+  const texts = useMemo(() => ({
+    forecast: t("chart.forecast"), interval: t("chart.interval"),
+    analysis: {
+      other: t("analysis.other"), step: (n: number) => t("analysis.stepNode", { n }),
+      period: (n: number) => t("analysis.periodNumber", { n }), visitors: t("analysis.visitors"),
+      dropOff: t("analysis.dropOff"), medianTime: t("analysis.medianTime"),
+      percent: (share: number) => formatNumber(share, { style: "percent", maximumFractionDigits: 1 }),
+      count: (value: number) => formatNumber(value),
+      duration: (seconds: number) => seconds >= 3600
+        ? t("analysis.hours", { value: formatNumber(seconds / 3600, { maximumFractionDigits: 1 }) })
+        : seconds >= 60 ? t("analysis.minutes", { value: formatNumber(seconds / 60, { maximumFractionDigits: 1 }) })
+          : t("analysis.seconds", { value: formatNumber(seconds, { maximumFractionDigits: 0 }) }),
+    },
+  }), [t]);
   // Only a signal to draw again (a theme that arrives after the result): the colours are read from the tokens below.
   const palette = useContext(ThemePalette);
 
@@ -80,6 +93,7 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
   return (
     <figure className={fill ? `${styles.figure} ${styles.fill}` : styles.figure}>
       <div ref={host} className={styles.chart} role="img" aria-label={title} data-testid="chart" />
+      {spec.kind === "heatmap" && <figcaption className={styles.caption}>{t("analysis.retentionNote")}</figcaption>}
       {forecasts.length > 0 && (
         <figcaption className={styles.caption}>
           {t("chart.forecastMethod", { method: t(`forecast.method.${forecasts[0]!.method}`) })}

@@ -1,6 +1,7 @@
 // ECharts options built from a chart spec, a result and the theme's palette: pure, so the app,
 // dashboards, embeds and PDF prints draw alike (and it is unit-tested without a browser).
 import type { ResultColumn } from "../results/types";
+import { analysisOf, funnelOption, heatmapOption, sankeyOption, type AnalysisTexts } from "./analysisCharts";
 import { isTemporal, type ChartSpec } from "./chartSpec";
 
 export interface ForecastPoint {
@@ -20,7 +21,15 @@ export interface ForecastSeries {
 export interface ChartTexts {
   forecast: string;
   interval: string;
+  /** The analyses' words (funnels, paths, retention); English when left out. */
+  analysis?: AnalysisTexts;
 }
+
+export const ENGLISH_ANALYSIS: AnalysisTexts = {
+  other: "other", step: (n) => `step ${n}`, period: (n) => `period ${n}`, visitors: "visitors", dropOff: "drop-off",
+  medianTime: "median time", percent: (share) => `${(share * 100).toFixed(1)} %`, count: (value) => value.toLocaleString("en"),
+  duration: (seconds) => `${Math.round(seconds)} s`,
+};
 
 type Row = readonly unknown[];
 export type ChartOption = Record<string, unknown>;
@@ -55,6 +64,10 @@ export function timeSeries(columns: readonly ResultColumn[], rows: readonly Row[
 export function buildOption(spec: ChartSpec, columns: readonly ResultColumn[], rows: readonly Row[], palette: readonly string[],
   forecasts: readonly ForecastSeries[] = [], texts: ChartTexts = { forecast: "forecast", interval: "80 %" }): ChartOption {
   const colors = spec.colors?.length ? [...spec.colors, ...palette] : [...palette];
+  const words = texts.analysis ?? ENGLISH_ANALYSIS;
+  if (spec.kind === "sankey") return sankeyOption(columns, rows, colors, words);
+  if (spec.kind === "heatmap") return heatmapOption(columns, rows, colors, words);
+  if (spec.kind === "funnel" && analysisOf(columns) === "funnel") return funnelOption(columns, rows, colors, words);
   const base: ChartOption = { color: colors, animation: false, tooltip: { trigger: spec.kind === "pie" || spec.kind === "funnel" ? "item" : "axis" } };
   const xi = columnIndex(columns, spec.x);
   const yIndexes = spec.y.map((name) => columnIndex(columns, name)).filter((index) => index >= 0);

@@ -1,8 +1,11 @@
 // What a chart draws, stored with the question (its `visualization`): the kind, the x column,
 // the y columns and a few choices. Pure: no React, no ECharts.
 import type { ResultColumn } from "../results/types";
+import { analysisOf } from "./analysisCharts";
 
-export const CHART_KINDS = ["table", "number", "line", "area", "bar", "pie", "scatter", "funnel"] as const;
+export const CHART_KINDS = ["table", "number", "line", "area", "bar", "pie", "scatter", "funnel", "sankey", "heatmap"] as const;
+/** Kinds that draw one analysis's answer (paths, retention), whatever x and y say. */
+export const ANALYSIS_KINDS: readonly ChartKind[] = ["sankey", "heatmap"];
 export type ChartKind = (typeof CHART_KINDS)[number];
 export const FORECAST_HORIZONS = [0, 3, 6, 12] as const;
 export type ForecastHorizon = (typeof FORECAST_HORIZONS)[number];
@@ -28,6 +31,10 @@ export const isTemporal = (column: ResultColumn) => TEMPORAL.test(column.type) &
 
 /** A sensible first chart for a result: a number for one value, a line over time, bars otherwise. */
 export function defaultSpec(columns: readonly ResultColumn[], rowCount: number): ChartSpec {
+  const analysis = analysisOf(columns);
+  if (analysis === "funnel") return { kind: "funnel", x: "label", y: ["visitors"] };
+  if (analysis === "sankey") return { kind: "sankey", y: ["visits"] };
+  if (analysis === "heatmap") return { kind: "heatmap", x: "period", y: ["retention"] };
   const numeric = columns.filter(isNumeric);
   const temporal = columns.find(isTemporal);
   const category = columns.find((column) => !isNumeric(column));
@@ -41,6 +48,7 @@ export function defaultSpec(columns: readonly ResultColumn[], rowCount: number):
 export function specFits(spec: ChartSpec, columns: readonly ResultColumn[]): boolean {
   const names = new Set(columns.map((c) => c.name));
   if (spec.kind === "table") return true;
+  if (ANALYSIS_KINDS.includes(spec.kind)) return analysisOf(columns) === spec.kind;
   if (spec.y.length === 0 || !spec.y.every((name) => names.has(name))) return false;
   return spec.kind === "number" || (spec.x !== undefined && names.has(spec.x));
 }

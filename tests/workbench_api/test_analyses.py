@@ -1,0 +1,108 @@
+"""Funnels, paths and retention through /api/v1: the known answers on PostgreSQL through the statement
+path, refusals, saved as a question and placed on a dashboard, and a person's row filter applied."""
+from __future__ import annotations
+
+import pytest
+
+from tests.workbench import analyses_data as data
+from tests.workbench_api.conftest import create_user_with_token, ok
+
+
+@pytest.fixture
+def analytics_views(admin, warehouse):
+    """analytics.events, pageviews and visits over tables holding the known event set."""
+    events, pageviews, visits = data.rows()
+    warehouse.execute("""create table modeled.events (event_id bigint, site_id uuid, visit_id text, visitor_key text,
+                         occurred_at timestamptz, event_type text, event_name text, path text, props jsonb)""")
+    warehouse.execute("""create table modeled.pageviews (event_id bigint, site_id uuid, visit_id text,
+                         visitor_key text, occurred_at timestamptz, path text)""")
+    warehouse.execute("""create table modeled.visits (visit_id text, site_id uuid, visitor_key text, visitor_kind text,
+                         visit_start timestamptz)""")
+    with warehouse.cursor() as cur:
+        cur.executemany("insert into modeled.events values (%s, %s, %s, %s, %s, %s, %s, %s, %s)", events)
+        cur.executemany("insert into modeled.pageviews values (%s, %s, %s, %s, %s, %s)", pageviews)
+        cur.executemany("insert into modeled.visits values (%s, %s, %s, %s, %s)", visits)
+    for name in ("events", "pageviews", "visits"):
+        warehouse.execute(f"create view analytics.{name} as select * from modeled.{name}")
+    ok(admin.post("/sources/refresh"))
+
+
+def run(api, definition, status: int = 200):
+    return ok(api.post("/analyses/run", {"analysis": definition}), status)
+
+
+def rounded(rows):
+    return [[round(value, 6) if isinstance(value, float) else value for value in row] for row in rows]
+
+
+def test_the_three_analyses_answer_the_known_counts(admin, analytics_views):
+    funnel = run(admin, data.FUNNEL)
+    assert [column["name"] for column in funnel["columns"]] == [
+        "step", "label", "visitors", "conversion", "step_conversion", "drop_off", "median_seconds"]
+    assert rounded(funnel["rows"]) == rounded([list(row) for row in data.FUNNEL_ROWS])
+    path = run(admin, data.PATH)
+    assert [tuple(row) for row in path["rows"]] == data.PATH_ROWS
+    retention = run(admin, data.RETENTION)
+    assert rounded(retention["rows"]) == rounded(
+        [[cohort.isoformat(), *rest] for cohort, *rest in data.RETENTION_ROWS])
+
+
+def test_bad_definitions_are_structured_refusals(admin, analytics_views):
+    for body, field in (({}, "analysis"), ({"analysis": []}, "analysis"),
+                        ({"analysis": {**data.PATH, "steps_after": 9}}, "analysis.steps_after"),
+                        ({"analysis": {**data.PATH, "branches": 500}}, "analysis.branches"),
+                        ({"analysis": {**data.FUNNEL, "steps": [{"page": "/a"}] * 11}}, "analysis.steps"),
+                        ({"analysis": {**data.RETENTION, "periods": 100}}, "analysis.periods")):
+        response = admin.post("/analyses/run", body)
+        assert response.status_code == 400, response.get_data(as_text=True)
+        error = response.get_json()["error"]
+        assert error["code"] == "invalid_input" and error["details"]["field"] == field, error
+        assert set(error) == {"code", "message", "details"}
+    english = admin.post("/analyses/run", {"analysis": {**data.PATH, "steps_after": 9}}).get_json()["error"]
+    ok(admin.patch("/me", {"locale": "fr"}))
+    french = admin.post("/analyses/run", {"analysis": {**data.PATH, "steps_after": 9}}).get_json()["error"]
+    assert english["message"] == "analysis.steps_after must be at most 5."
+    assert french["message"] == "analysis.steps_after doit valoir au plus 5."
+
+
+def test_the_sql_of_an_analysis_binds_its_values(admin, analytics_views):
+    compiled = ok(admin.post("/analyses/sql", {"analysis": data.FUNNEL}))
+    assert "{{step0_page}}" in compiled["template"] and compiled["variables"]["step0_page"] == "/pricing%"
+    assert "'/pricing%'" in compiled["sql"]
+
+
+def test_saved_as_a_question_and_run_on_a_dashboard(admin, analytics_views):
+    question = ok(admin.post("/questions", {"name": "Entry paths", "kind": "analysis", "analysis": data.ENTRY_PATH,
+                                            "visualization": {"chart": "sankey"}}), 201)
+    assert question["kind"] == "analysis" and question["analysis"] == data.ENTRY_PATH and question["builder"] is None
+    rows = ok(admin.post(f"/questions/{question['question_id']}/run"))["rows"]
+    assert [tuple(row) for row in rows] == data.ENTRY_ROWS
+    changed = ok(admin.patch(f"/questions/{question['question_id']}", {"analysis": data.RETENTION}))
+    assert changed["analysis"]["kind"] == "retention"
+    dashboard = ok(admin.post("/dashboards", {"name": "Retention", "cards": [
+        {"key": "r", "question_id": question["question_id"]}]}), 201)
+    card = dashboard["cards"][0]["card_id"]
+    answer = ok(admin.post(f"/dashboards/{dashboard['dashboard_id']}/cards/{card}/run"))
+    assert len(answer["rows"]) == len(data.RETENTION_ROWS)
+    refused = admin.patch(f"/questions/{question['question_id']}", {"analysis": {**data.RETENTION, "periods": 0}})
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "analysis.periods"
+    as_sql = ok(admin.patch(f"/questions/{question['question_id']}", {"kind": "sql", "sql": "select 1"}))
+    assert as_sql["analysis"] is None and as_sql["kind"] == "sql"
+
+
+def test_a_person_with_a_row_filter_sees_only_their_rows(admin, analytics_views):
+    group = ok(admin.post("/groups", {"name": "Site A"}), 201)
+    for table, hidden in (("events", ["props"]), ("pageviews", []), ("visits", [])):
+        ok(admin.post(f"/groups/{group['group_id']}/rules", {
+            "catalog": "warehouse", "schema": "analytics", "table": table,
+            "row_filter": "CAST(site_id AS VARCHAR) = {{user.site}}", "hidden_columns": hidden}), 201)
+    _, token = create_user_with_token(admin, "site-a@example.org", {"site": data.SITE}, (group["group_id"],))
+    every_site = {**data.FUNNEL, "site_id": None,
+                  "steps": [{"page": "/pricing*"}, {"event": "signup"}, {"page": "/welcome"}]}
+    admin_counts = [row[2] for row in run(admin, every_site)["rows"]]
+    mine = admin.__class__(admin.client, token)
+    assert [row[2] for row in run(mine, every_site)["rows"]] == [7, 4, 2]
+    assert admin_counts == [8, 5, 3]  # f7 of the other site too
+    # The hidden column does not exist for them: a condition on a property is refused, not answered.
+    response = mine.post("/analyses/run", {"analysis": {**data.FUNNEL, "site_id": None}})
+    assert response.status_code == 400 and response.get_json()["error"]["code"] == "column_not_found"

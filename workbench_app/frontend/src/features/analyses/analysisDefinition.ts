@@ -1,0 +1,121 @@
+// The analysis screen's state and the definition the server takes (workbench_app/analyses/shapes.py):
+// pure, so the steps' editing and the definition are unit-tested without a browser.
+
+export const ANALYSIS_KINDS = ["funnel", "path", "retention"] as const;
+export type AnalysisKind = (typeof ANALYSIS_KINDS)[number];
+export const RANGES = ["last7", "last30", "last90", "last12weeks", "last6months", "custom"] as const;
+export type RangeChoice = (typeof RANGES)[number];
+export const WINDOW_UNITS = ["minute", "hour", "day"] as const;
+export const MAX_STEPS = 10;
+
+export interface StepState {
+  kind: "page" | "event";
+  value: string;
+  propertyKey: string;
+  propertyValue: string;
+}
+
+export interface AnalysisState {
+  kind: AnalysisKind;
+  site: string;
+  range: RangeChoice;
+  from: string;
+  to: string;
+  steps: StepState[];
+  windowAmount: number;
+  windowUnit: (typeof WINDOW_UNITS)[number];
+  pathStart: "page" | "entry";
+  page: string;
+  stepsBefore: number;
+  stepsAfter: number;
+  branches: number;
+  period: "week" | "month";
+  periods: number;
+  cohortEvent: string;
+}
+
+export type Definition = Record<string, unknown>;
+
+const RELATIVE: Record<Exclude<RangeChoice, "custom">, { last: number; unit: string }> = {
+  last7: { last: 7, unit: "day" }, last30: { last: 30, unit: "day" }, last90: { last: 90, unit: "day" },
+  last12weeks: { last: 12, unit: "week" }, last6months: { last: 6, unit: "month" },
+};
+
+export const emptyStep = (kind: StepState["kind"] = "page"): StepState => ({ kind, value: "", propertyKey: "", propertyValue: "" });
+
+export function emptyState(kind: AnalysisKind = "funnel"): AnalysisState {
+  return {
+    kind, site: "", range: "last30", from: "", to: "", steps: [emptyStep(), emptyStep()], windowAmount: 1,
+    windowUnit: "day", pathStart: "page", page: "", stepsBefore: 1, stepsAfter: 3, branches: 5, period: "week",
+    periods: 8, cohortEvent: "",
+  };
+}
+
+/** A step moved by `by` places (-1 up, +1 down); out of bounds, nothing moves. */
+export function moveStep(steps: StepState[], index: number, by: number): StepState[] {
+  const target = index + by;
+  if (target < 0 || target >= steps.length) return steps;
+  const moved = [...steps];
+  [moved[index], moved[target]] = [moved[target]!, moved[index]!];
+  return moved;
+}
+
+function dateRange(state: AnalysisState): Definition | null {
+  if (state.range !== "custom") return { ...RELATIVE[state.range] };
+  return state.from && state.to ? { from: state.from, to: state.to } : null;
+}
+
+/** The definition to run, or null while a required part is empty (nothing is sent then). */
+export function toDefinition(state: AnalysisState): Definition | null {
+  const date_range = dateRange(state);
+  if (!date_range) return null;
+  const base: Definition = { kind: state.kind, date_range, ...(state.site ? { site_id: state.site } : {}) };
+  if (state.kind === "funnel") {
+    if (state.steps.length < 2 || state.steps.some((step) => !step.value.trim())) return null;
+    const steps = state.steps.map((step) => step.kind === "page"
+      ? { page: step.value.trim() }
+      : { event: step.value.trim(),
+          ...(step.propertyKey.trim() ? { properties: [{ key: step.propertyKey.trim(), value: step.propertyValue }] } : {}) });
+    return { ...base, steps, window: { amount: state.windowAmount, unit: state.windowUnit } };
+  }
+  if (state.kind === "path") {
+    if (state.pathStart === "page" && !state.page.trim()) return null;
+    return { ...base, start: state.pathStart, ...(state.pathStart === "page" ? { page: state.page.trim() } : {}),
+      steps_before: state.pathStart === "entry" ? 0 : state.stepsBefore, steps_after: state.stepsAfter,
+      branches: state.branches };
+  }
+  return { ...base, period: state.period, periods: state.periods,
+    ...(state.cohortEvent.trim() ? { cohort_event: { event: state.cohortEvent.trim() } } : {}) };
+}
+
+const text = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
+const whole = (value: unknown, fallback: number): number => (typeof value === "number" ? value : fallback);
+
+/** The screen's state of a saved definition (a saved analysis opened again). */
+export function fromDefinition(definition: unknown): AnalysisState {
+  const saved = (definition && typeof definition === "object" ? definition : {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const kind = ANALYSIS_KINDS.includes(saved.kind) ? saved.kind as AnalysisKind : "funnel";
+  const state = emptyState(kind);
+  const range = (saved.date_range ?? {}) as Record<string, unknown>;
+  const preset = (Object.keys(RELATIVE) as (keyof typeof RELATIVE)[])
+    .find((key) => RELATIVE[key].last === range.last && RELATIVE[key].unit === range.unit);
+  Object.assign(state, {
+    site: text(saved.site_id), range: preset ?? (range.from ? "custom" : "last30"), from: text(range.from), to: text(range.to),
+  });
+  if (kind === "funnel" && Array.isArray(saved.steps)) {
+    state.steps = saved.steps.map((step: Record<string, any>) => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
+      kind: step.page !== undefined ? "page" : "event", value: text(step.page ?? step.event),
+      propertyKey: text(step.properties?.[0]?.key), propertyValue: text(step.properties?.[0]?.value) }));
+    state.windowAmount = whole(saved.window?.amount, 1);
+    state.windowUnit = WINDOW_UNITS.includes(saved.window?.unit) ? saved.window.unit : "day";
+  }
+  if (kind === "path") {
+    Object.assign(state, { pathStart: saved.start === "entry" ? "entry" : "page", page: text(saved.page),
+      stepsBefore: whole(saved.steps_before, 0), stepsAfter: whole(saved.steps_after, 3), branches: whole(saved.branches, 5) });
+  }
+  if (kind === "retention") {
+    Object.assign(state, { period: saved.period === "month" ? "month" : "week", periods: whole(saved.periods, 8),
+      cohortEvent: text(saved.cohort_event?.event) });
+  }
+  return state;
+}
