@@ -2,7 +2,7 @@
 // the y columns and a few choices. Pure: no React, no ECharts.
 import type { ResultColumn } from "../results/types";
 
-export const CHART_KINDS = ["table", "number", "line", "area", "bar", "pie", "scatter", "funnel"] as const;
+export const CHART_KINDS = ["table", "number", "change", "line", "area", "bar", "pie", "scatter", "funnel"] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 export const FORECAST_HORIZONS = [0, 3, 6, 12] as const;
 export type ForecastHorizon = (typeof FORECAST_HORIZONS)[number];
@@ -18,7 +18,14 @@ export interface ChartSpec {
   forecast?: ForecastHorizon | undefined;
   /** Colours by series, overriding the theme's palette. */
   colors?: string[] | undefined;
+  /** Series drawn faintly behind the others (the previous period beside this one). */
+  faint?: string[] | undefined;
+  /** A number with its change: whether a rise is good news ("higher", the default) or a fall ("lower"). */
+  better?: "higher" | "lower" | undefined;
 }
+
+/** Kinds that show one value rather than a chart: a number, a number with its change (y: value, previous value). */
+export const isSingleValue = (kind: ChartKind) => kind === "number" || kind === "change";
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|REAL|DOUBLE|DECIMAL|NUMERIC|INT\d*)/i;
 const TEMPORAL = /^(DATE|TIMESTAMP|TIME)/i;
@@ -42,6 +49,7 @@ export function specFits(spec: ChartSpec, columns: readonly ResultColumn[]): boo
   const names = new Set(columns.map((c) => c.name));
   if (spec.kind === "table") return true;
   if (spec.y.length === 0 || !spec.y.every((name) => names.has(name))) return false;
+  if (spec.kind === "change") return spec.y.length >= 2;
   return spec.kind === "number" || (spec.x !== undefined && names.has(spec.x));
 }
 
@@ -65,6 +73,8 @@ export function readSpec(stored: unknown, columns: readonly ResultColumn[], rowC
         labels: candidate.labels === true,
         forecast: FORECAST_HORIZONS.includes(candidate.forecast as ForecastHorizon) ? candidate.forecast : 0,
         colors: Array.isArray(candidate.colors) ? candidate.colors.filter((c) => /^#[0-9a-f]{6}$/i.test(String(c))) : undefined,
+        faint: Array.isArray(candidate.faint) ? candidate.faint.filter((name): name is string => typeof name === "string") : undefined,
+        better: candidate.better === "lower" ? "lower" : undefined,
       };
       if (specFits(spec, columns)) return spec;
     }
