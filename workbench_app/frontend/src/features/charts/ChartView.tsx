@@ -74,11 +74,11 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
     const written = change === null ? null
       : formatNumber(change, { style: "percent", maximumFractionDigits: 1, signDisplay: "exceptZero" });
     return (
-      <figure className={fill ? `${styles.number} ${styles.fill}` : styles.number} aria-label={title}>
+      <figure className={`${styles.number} ${styles.change}${fill ? ` ${styles.fill}` : ""}`} aria-label={title}>
         <span className={styles.value}>{value === null ? "–" : formatNumber(value, { maximumFractionDigits: 2 })}</span>
         <figcaption>
           <span className={good === null ? styles.flat : good ? styles.good : styles.bad}>
-            {written === null ? t("chart.noChange") : t("chart.change", { change: `${change! > 0 ? "▲" : change! < 0 ? "▼" : ""} ${written}`.trim() })}
+            {written === null ? t("chart.noChange") : t("chart.change", { change: written })}
           </span>
           {previous !== null && <span className={styles.previous}>{t("chart.previousPeriod", { value: formatNumber(previous, { maximumFractionDigits: 2 }) })}</span>}
         </figcaption>

@@ -158,7 +158,7 @@ describe("charts that read well", () => {
     expect(labelRotation(["a", "b"], 600)).toBe(0);
     expect(labelRotation(Array.from({ length: 10 }, () => "a long label here"), 600)).toBe(45);
     const horizontal = buildOption({ kind: "bar", x: "country", y: ["visits"], horizontal: true }, columns, many, palette);
-    expect(horizontal.yAxis).toMatchObject({ axisLabel: { interval: 0 } });
+    expect(horizontal.yAxis).toMatchObject({ inverse: true, axisLabel: { interval: 0 } });
   });
 
   it("hides overlapping date labels and writes dates in the person's language", () => {

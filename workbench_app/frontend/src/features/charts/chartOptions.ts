@@ -182,7 +182,8 @@ export function buildOption(spec: ChartSpec, columns: readonly ResultColumn[], r
       : overTime
         ? { ...xAxis, nameLocation: "middle", nameGap: 28 }
         : { ...xAxis, nameLocation: "middle", nameGap: 28 + turnedHeight, axisLabel: { interval: 0, ...bottomLabels } },
-    yAxis: horizontal ? { ...category, axisLabel: { interval: 0, width: LABEL_MAX_PX, overflow: "truncate" } } : yAxis,
+    // Horizontal bars read top down, in the result's order (a ranking's first row on top).
+    yAxis: horizontal ? { ...category, inverse: true, axisLabel: { interval: 0, width: LABEL_MAX_PX, overflow: "truncate" } } : yAxis,
     series,
   };
 }
