@@ -60,6 +60,18 @@ def make_dashboard(api: requests.Session, base: str, ttl: int, warm_up: bool = F
     return dashboard.json()["dashboard_id"]
 
 
+def signed_in_page(playwright, base_url: str):
+    """(browser, page) of Chromium signed in as the bench's administrator."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    page = browser.new_context(viewport={"width": 1280, "height": 1600}).new_page()
+    page.goto(f"{base_url}/sign-in")
+    page.get_by_label("E-mail address").fill(EMAIL)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("navigation").first.wait_for()
+    return browser, page
+
+
 def drawn_seconds(page, url: str) -> float:
     started = time.perf_counter()
     page.goto(url)
@@ -134,14 +146,7 @@ def main() -> int:
         finally:
             services.close()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            context = browser.new_context(viewport={"width": 1280, "height": 1600})
-            page = context.new_page()
-            page.goto(f"{stack.workbench_url}/sign-in")
-            page.get_by_label("E-mail address").fill(EMAIL)
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            page.get_by_role("navigation").first.wait_for()
+            browser, page = signed_in_page(playwright, stack.workbench_url)
             drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}")  # assets into the browser cache
             cold = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}") for _ in range(runs)]
             hot = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{cached}") for _ in range(runs)]

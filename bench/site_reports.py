@@ -28,12 +28,8 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics_cli.local_stack import LocalStack  # noqa: E402
+from bench.dashboards import EMAIL, PASSWORD, signed_in_page  # noqa: E402
 from pipelines.demo import DEMO_SITE_NAME  # noqa: E402
-
-EMAIL, PASSWORD = "bench@example.org", "a long enough password"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 
 
 def answered_seconds(page, url: str, cards: int, charts: int) -> float:
@@ -99,13 +95,7 @@ def main() -> int:
         overview = next(d["dashboard_id"] for d in listed if d["name"] == "Overview" and d["folder_id"] == site_folder)
         demo = next(d["dashboard_id"] for d in listed if d["name"] == "Demo dashboard")
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_context(viewport={"width": 1280, "height": 1600}).new_page()
-            page.goto(f"{stack.workbench_url}/sign-in")
-            page.get_by_label("E-mail address").fill(EMAIL)
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            page.get_by_role("navigation").first.wait_for()
+            browser, page = signed_in_page(playwright, stack.workbench_url)
             figures = {
                 "Demo dashboard (baseline)": measure(page, api, base, f"{stack.workbench_url}/dashboards/{demo}", demo,
                                                      runs),

@@ -50,6 +50,10 @@ def test_a_new_site_gets_its_report_set_once(admin, sites_view):
     # Every card is linked to both filters: the statements are the templates', the site a value.
     assert {link["card_id"] for link in period["links"]} == {card["card_id"] for card in questions}
     assert {link["card_id"] for link in site["links"]} == {card["card_id"] for card in questions}
+    # The segment (visits of some channels) feeds every card of the Overview too, optionally.
+    segment = next(f for f in overview["filters"] if f["name"] == "Channel")
+    assert segment["type"] == "one_of" and segment["default_value"] is None and not segment["required"]
+    assert {link["card_id"] for link in segment["links"]} == {card["card_id"] for card in questions}
     kinds = [card["visualization"]["kind"] for card in questions]
     assert kinds.count("change") == 6 and "line" in kinds
     first = ok(admin.get(f"/questions/{questions[0]['question_id']}"))
@@ -57,6 +61,7 @@ def test_a_new_site_gets_its_report_set_once(admin, sites_view):
 
     real_time = ok(admin.get(f"/dashboards/{listed['Real time']['dashboard_id']}"))
     assert real_time["auto_refresh_seconds"] == 60 and [f["name"] for f in real_time["filters"]] == ["Site"]
+    assert real_time["cache_ttl_seconds"] == 30
 
     # Asked again (another listing, or `analytics up`), nothing is made twice.
     site_reports.forget_check()

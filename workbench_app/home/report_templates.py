@@ -16,9 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 # The variables every statement may use, and their types.
-VARIABLES = {"site": "text", "from": "date", "to": "date"}
+VARIABLES = {"site": "text", "from": "date", "to": "date", "channel": "list"}
 SITE_FILTER = "Site"
 PERIOD_FILTER = "Period"
+# The segment: visits of some channels. Cards over visits and conversions take it (an optional
+# clause, so no value means every channel); the others read tables without a visit's channel.
+SEGMENT_FILTER = "Channel"
+SEGMENT_VALUES = {"table": "warehouse.analytics.visits", "column": "channel"}
+_SEGMENTED = ("visits", "conversions")
+_SEGMENT = "\n    [[AND list_contains({{channel}}, channel)]]"
 DEFAULT_PERIOD = "last-30-days"
 REAL_TIME_MINUTES = 30
 
@@ -48,7 +54,7 @@ def _change(name: str, description: str, table: str, time_column: str, aggregate
            f"  SELECT {time_column} >= {{{{from}}}} AS current_period, {aggregate} AS value\n"
            f"  FROM {table}\n"
            f"  WHERE {_SITE}\n"
-           f"    AND {_in_both_periods(time_column)}\n"
+           f"    AND {_in_both_periods(time_column)}{_SEGMENT if table in _SEGMENTED else ''}\n"
            f"  GROUP BY 1\n"
            f")\n"
            f"SELECT max(value) FILTER (WHERE current_period) AS {column},\n"
@@ -67,7 +73,7 @@ def _ranking(name: str, description: str, table: str, time_column: str, dimensio
            f"       {measures}\n"
            f"FROM {table}\n"
            f"WHERE {_SITE}\n"
-           f"  AND {_in_period(time_column)}{extra_where}\n"
+           f"  AND {_in_period(time_column)}{extra_where}{_SEGMENT if table in _SEGMENTED else ''}\n"
            f"GROUP BY 1\n"
            f"ORDER BY {order} DESC, 1\n"
            f"LIMIT {limit}")
@@ -91,7 +97,7 @@ _VISITS_PER_DAY = (
     "  SELECT CAST(visit_start AS DATE) AS day, count(*) AS visits\n"
     "  FROM visits\n"
     f"  WHERE {_SITE}\n"
-    f"    AND {_in_both_periods('visit_start')}\n"
+    f"    AND {_in_both_periods('visit_start')}{_SEGMENT}\n"
     "  GROUP BY 1\n"
     ")\n"
     # The previous period's days moved onto the period's, so that both draw on one axis.
@@ -138,7 +144,7 @@ _EVENTS = (
 _GOALS = (
     "WITH period_visits AS (\n"
     "  SELECT count(*) AS visits FROM visits\n"
-    f"  WHERE {_SITE} AND {_in_period('visit_start')}\n"
+    f"  WHERE {_SITE} AND {_in_period('visit_start')}{_SEGMENT}\n"
     ")\n"
     "SELECT goal_name AS goal,\n"
     "       count(*) AS conversions,\n"
@@ -146,7 +152,7 @@ _GOALS = (
     "       round(sum(conversion_value), 2) AS value\n"
     "FROM conversions, period_visits\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_in_period('converted_at')}\n"
+    f"  AND {_in_period('converted_at')}{_SEGMENT}\n"
     "  AND conversion_kind = 'goal'\n"
     "GROUP BY goal_name\n"
     "ORDER BY conversions DESC, goal")
@@ -178,7 +184,7 @@ _NEW_AND_RETURNING = (
     "       count(*) AS visits\n"
     "FROM visits\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_in_period('visit_start')}\n"
+    f"  AND {_in_period('visit_start')}{_SEGMENT}\n"
     "  AND visitor_kind IN ('cookie', 'user')\n"
     "GROUP BY 1\n"
     "ORDER BY 1")

@@ -54,7 +54,7 @@ def seed_site_reports(conn: psycopg.Connection, site: dict[str, Any]) -> int | N
 
 
 def _create_report(conn: psycopg.Connection, folder_id: int, site_id: str, report: dict[str, Any]) -> int:
-    cards, links = [], {"site": [], "from": []}
+    cards, links = [], {"site": [], "from": [], "channel": []}
     for index, (card, place) in enumerate(zip(report["cards"], report_templates.layout(report["cards"]))):
         grid = {"key": str(index), "width": card["width"], "height": card["height"], **place}
         if "text" in card:
@@ -67,10 +67,15 @@ def _create_report(conn: psycopg.Connection, folder_id: int, site_id: str, repor
             links["site"].append({"card": str(index), "variable": "site"})
         if "from" in question["variables"]:
             links["from"].append({"card": str(index), "variable": "from", "end_variable": "to"})
+        if "channel" in question["variables"]:
+            links["channel"].append({"card": str(index), "variable": "channel"})
     filters = []
     if report.get("period", True):
         filters.append({"name": report_templates.PERIOD_FILTER, "type": "date_range", "required": True,
                         "default": report_templates.DEFAULT_PERIOD, "links": links["from"]})
+    if links["channel"]:
+        filters.append({"name": report_templates.SEGMENT_FILTER, "type": "one_of", "links": links["channel"],
+                        "values": report_templates.SEGMENT_VALUES})
     filters.append({"name": report_templates.SITE_FILTER, "type": "text", "required": True, "default": site_id,
                     "links": links["site"]})
     dashboard = dashboards.create_dashboard(conn, PRODUCT, {
