@@ -60,6 +60,14 @@ def make_dashboard(api: requests.Session, base: str, ttl: int, warm_up: bool = F
     return dashboard.json()["dashboard_id"]
 
 
+def started_with_admin(stack: LocalStack) -> tuple[requests.Session, str]:
+    """Start the stack; (a session with the bench administrator's token, the API's base address)."""
+    stack.start()
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {stack.create_admin(EMAIL, PASSWORD, 'Bench')}"
+    return api, f"{stack.workbench_url}/api/v1"
+
+
 def signed_in_page(playwright, base_url: str):
     """(browser, page) of Chromium signed in as the bench's administrator."""
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -129,11 +137,7 @@ def main() -> int:
     runs = parser.parse_args().runs
     stack = LocalStack.prepare()
     try:
-        stack.start()
-        token = stack.create_admin(EMAIL, PASSWORD, "Bench")
-        api = requests.Session()
-        api.headers["Authorization"] = f"Bearer {token}"
-        base = f"{stack.workbench_url}/api/v1"
+        api, base = started_with_admin(stack)
         uncached = make_dashboard(api, base, 0)
         cached = make_dashboard(api, base, 3600, warm_up=True)
         services = WorkbenchServices(settings=Settings.from_env(stack.env))

@@ -28,7 +28,7 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics_cli.local_stack import LocalStack  # noqa: E402
-from bench.dashboards import EMAIL, PASSWORD, signed_in_page  # noqa: E402
+from bench.dashboards import signed_in_page, started_with_admin  # noqa: E402
 from pipelines.demo import DEMO_SITE_NAME  # noqa: E402
 
 
@@ -84,11 +84,7 @@ def main() -> int:
     runs = parser.parse_args().runs
     stack = LocalStack.prepare()
     try:
-        stack.start()
-        token = stack.create_admin(EMAIL, PASSWORD, "Bench")
-        api = requests.Session()
-        api.headers["Authorization"] = f"Bearer {token}"
-        base = f"{stack.workbench_url}/api/v1"
+        api, base = started_with_admin(stack)
         folders = api.get(f"{base}/folders").json()["folders"]
         site_folder = next(f["folder_id"] for f in folders if f["name"] == DEMO_SITE_NAME)
         listed = api.get(f"{base}/dashboards").json()["dashboards"]
