@@ -45,5 +45,6 @@ def seed_demo_folder(settings: Settings, analytics_url: str) -> bool | None:
         demo = demo_exists(conn)
         sites = sites_in(conn) or []
     with connection.connect(metadata_database.metadata_url(settings)) as conn:
+        created = seed_demo_content(conn) if demo else None
         seed_for_sites(conn, sites)
-        return seed_demo_content(conn) if demo else None
+        return created

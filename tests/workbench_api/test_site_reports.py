@@ -113,3 +113,12 @@ def test_the_audience_report_says_what_cookieless_sites_cannot_show(admin, sites
     audience = ok(admin.get(f"/dashboards/{reports_in(admin, folder['folder_id'])['Audience']['dashboard_id']}"))
     text = next(card["text"] for card in audience["cards"] if card["kind"] == "text")
     assert "without cookies" in text and "cannot return" in text
+
+
+def test_no_report_question_is_named_like_a_demo_question():
+    """A person (or a test) picking the Demo folder's "Top pages" by name finds one question."""
+    from workbench_app.home.demo_content import QUESTIONS
+
+    names = [card["question"]["name"] for report in report_templates.reports() for card in report["cards"]
+             if "question" in card]
+    assert len(names) == len(set(names)) and not set(names) & {question["name"] for question in QUESTIONS}

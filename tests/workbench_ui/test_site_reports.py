@@ -64,7 +64,7 @@ def test_the_overview_report_in_each_language(page, stack, language):
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
     visitors = page.get_by_role("figure", name="Visitors", exact=True)
     expect(visitors).to_contain_text(re.compile(r"\d"), timeout=30_000)
-    expect(page.get_by_role("region", name="Visits per day").get_by_test_id("chart").locator("svg")).to_be_visible(
+    expect(page.get_by_role("region", name="Visits day by day").get_by_test_id("chart").locator("svg")).to_be_visible(
         timeout=30_000)
     # The period is a dashboard filter kept in the address: a copied link shows the same view.
     page.get_by_role("combobox", name=re.compile("^Period")).select_option(label=RANGE[language])

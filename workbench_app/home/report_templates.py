@@ -251,7 +251,7 @@ def reports(tracking_mode: str | None = None) -> list[dict[str, Any]]:
              {"question": _change("Visit duration", "Average visit duration (seconds).", *visits,
                                   "round(avg(duration_seconds))", "visit_duration_seconds"),
               "width": 4, "height": 3},
-             {"question": _question("Visits per day", "Visits day by day, the previous period drawn faintly behind.",
+             {"question": _question("Visits day by day", "Visits day by day, the previous period drawn faintly behind.",
                                     _VISITS_PER_DAY, {"kind": "line", "x": "day", "y": ["visits", "previous_period"],
                                                       "faint": ["previous_period"]}),
               "width": 12, "height": 4},
@@ -282,7 +282,7 @@ def reports(tracking_mode: str | None = None) -> list[dict[str, Any]]:
         {"name": "Content", "description": "Pages viewed, entry and exit pages, how far people scroll and "
                                            "which zones they see.",
          "cards": [
-             {"question": _ranking("Top pages", "The most viewed pages.", "pageviews", "occurred_at", "path", "path",
+             {"question": _ranking("Most viewed pages", "The most viewed pages.", "pageviews", "occurred_at", "path", "path",
                                    "count(*) AS pageviews, count(DISTINCT visitor_key) AS visitors", "pageviews"),
               "width": 12, "height": 5},
              {"question": _ranking("Entry pages", "Pages visits start on, with their bounce rate.", *visits,
