@@ -10,6 +10,7 @@ from pipelines.settings import Settings
 from workbench_app import metadata_database
 from workbench_app.accounts import setup_link
 from workbench_app.home.demo_content import seed_demo_content
+from workbench_app.home.site_reports import seed_for_sites, sites_in
 
 
 def _local_base(settings: Settings, port: int) -> str:
@@ -38,9 +39,12 @@ def collector_setup_url(settings: Settings, analytics_url: str) -> str | None:
 
 def seed_demo_folder(settings: Settings, analytics_url: str) -> bool | None:
     """The workbench's Demo folder, once, when the demo site exists: True when created now, False
-    when done before (even if people since deleted it), None without the demo site."""
+    when done before (even if people since deleted it), None without the demo site. The report
+    set of each site without one is made too (the demo site's among them)."""
     with connection.connect(analytics_url) as conn:
-        if not demo_exists(conn):
-            return None
+        demo = demo_exists(conn)
+        sites = sites_in(conn) or []
     with connection.connect(metadata_database.metadata_url(settings)) as conn:
-        return seed_demo_content(conn)
+        created = seed_demo_content(conn) if demo else None
+        seed_for_sites(conn, sites)
+        return created

@@ -60,6 +60,26 @@ def make_dashboard(api: requests.Session, base: str, ttl: int, warm_up: bool = F
     return dashboard.json()["dashboard_id"]
 
 
+def started_with_admin(stack: LocalStack) -> tuple[requests.Session, str]:
+    """Start the stack; (a session with the bench administrator's token, the API's base address)."""
+    stack.start()
+    api = requests.Session()
+    api.headers["Authorization"] = f"Bearer {stack.create_admin(EMAIL, PASSWORD, 'Bench')}"
+    return api, f"{stack.workbench_url}/api/v1"
+
+
+def signed_in_page(playwright, base_url: str):
+    """(browser, page) of Chromium signed in as the bench's administrator."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    page = browser.new_context(viewport={"width": 1280, "height": 1600}).new_page()
+    page.goto(f"{base_url}/sign-in")
+    page.get_by_label("E-mail address").fill(EMAIL)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("navigation").first.wait_for()
+    return browser, page
+
+
 def drawn_seconds(page, url: str) -> float:
     started = time.perf_counter()
     page.goto(url)
@@ -117,11 +137,7 @@ def main() -> int:
     runs = parser.parse_args().runs
     stack = LocalStack.prepare()
     try:
-        stack.start()
-        token = stack.create_admin(EMAIL, PASSWORD, "Bench")
-        api = requests.Session()
-        api.headers["Authorization"] = f"Bearer {token}"
-        base = f"{stack.workbench_url}/api/v1"
+        api, base = started_with_admin(stack)
         uncached = make_dashboard(api, base, 0)
         cached = make_dashboard(api, base, 3600, warm_up=True)
         services = WorkbenchServices(settings=Settings.from_env(stack.env))
@@ -134,14 +150,7 @@ def main() -> int:
         finally:
             services.close()
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            context = browser.new_context(viewport={"width": 1280, "height": 1600})
-            page = context.new_page()
-            page.goto(f"{stack.workbench_url}/sign-in")
-            page.get_by_label("E-mail address").fill(EMAIL)
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            page.get_by_role("navigation").first.wait_for()
+            browser, page = signed_in_page(playwright, stack.workbench_url)
             drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}")  # assets into the browser cache
             cold = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{uncached}") for _ in range(runs)]
             hot = [drawn_seconds(page, f"{stack.workbench_url}/dashboards/{cached}") for _ in range(runs)]

@@ -12,7 +12,7 @@ from tests.conftest import TEST_SECRET
 from tests.pipeline.conftest import ALICE_USER
 
 REQUIRED_VIEWS = {"pageviews", "events", "visits", "conversions", "orders", "order_items", "attribution",
-                  "channel_rules", "annotations", "classifications", "scroll_depth", "zone_visibility"}
+                  "channel_rules", "annotations", "classifications", "scroll_depth", "zone_visibility", "sites"}
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +95,18 @@ def test_channel_rules_annotations_classifications_exposed(wh):
     assert rows(wh, "select annotation_text from analytics.annotations") == [("Spring sale starts",)]
     assert rows(wh, "select dimension, dimension_value, attribute, attribute_value from analytics.classifications") == [
         ("campaign", "spring sale", "product_line", "Shoes")]
+
+
+def test_sites_are_exposed_with_their_tracking_mode(wh):
+    """The workbench names each site's report folder from this view; it is live (views down to collect.sites)."""
+    sites = dict(rows(wh, "select site_name, tracking_mode from analytics.sites"))
+    assert sites and set(sites.values()) <= {"cookieless", "cookie", "consent"}
+    wh.execute("insert into collect.sites (name, tracking_mode) values ('Created after the build', 'consent')")
+    try:
+        assert rows(wh, "select tracking_mode from analytics.sites where site_name = 'Created after the build'") == [
+            ("consent",)]
+    finally:
+        wh.execute("delete from collect.sites where name = 'Created after the build'")
 
 
 def test_event_view_of_a_declared_event_has_typed_commented_columns(wh):

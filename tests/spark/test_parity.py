@@ -59,6 +59,7 @@ MODELS = {
     "marts.fct_conversions": "conversion_id",
     "marts.fct_attribution": "conversion_id, attribution_model, touch_number",
     "marts.dim_annotations": "annotation_id",
+    "marts.dim_sites": "site_id",
     "marts.dim_channel_rules": "site_id, rule_position",
     "marts.dim_classifications": "site_id, dimension, dimension_value, attribute",
     "marts.dim_traffic_sources": "site_id, source, medium, campaign",
@@ -76,6 +77,7 @@ MODELS = {
     "analytics.channel_rules": "site_id, rule_position",
     "analytics.classifications": "site_id, dimension, dimension_value, attribute",
     "analytics.annotations": "annotation_id",
+    "analytics.sites": "site_id",
 }
 INBOUND = {
     "marts.fct_chat_conversations": "conversation_id",

@@ -6,6 +6,7 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
+from workbench_app.home import site_reports
 from workbench_app.content.shapes import (FolderAccess, FolderName, MetricQuery, ModelChange, NewFolder, NewMetric,
                                           NewModel, NewQuestion, QuestionChange, QuestionDownload, QuestionRun)
 from workbench_app.request_shapes import validated
@@ -21,6 +22,7 @@ blueprint = Blueprint("content", __name__)
 @blueprint.get("/folders")
 def list_folders():
     with services().transaction() as conn:
+        site_reports.keep_up(services().settings, conn)
         return jsonify({"folders": folders.list_folders(conn, identity())})
 
 

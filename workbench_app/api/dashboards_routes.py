@@ -6,6 +6,7 @@ from flask import Blueprint, g, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
 from workbench_app.content import dashboards, result_cache
+from workbench_app.home import site_reports
 from workbench_app.content.shapes import CardRun, DashboardChange, NewDashboard
 from workbench_app.request_shapes import validated
 from workbench_app.sharing import shared_view
@@ -16,6 +17,7 @@ blueprint = Blueprint("dashboards", __name__)
 @blueprint.get("/dashboards")
 def list_dashboards():
     with services().transaction() as conn:
+        site_reports.keep_up(services().settings, conn)
         return jsonify({"dashboards": dashboards.list_dashboards(conn, identity())})
 
 

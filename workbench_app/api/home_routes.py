@@ -7,7 +7,7 @@ from flask import Blueprint, Response, g, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, require_admin, services
-from workbench_app.home import next_steps, pins, recent_items
+from workbench_app.home import next_steps, pins, recent_items, site_reports
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("home", __name__)
@@ -26,6 +26,7 @@ def home():
     who = identity()
     settings = services().settings
     with services().transaction() as conn:
+        site_reports.keep_up(settings, conn)
         answer = {
             "recent": recent_items.listing(conn, who) if who.user_id is not None else [],
             "pinned": pins.listing(conn, who),

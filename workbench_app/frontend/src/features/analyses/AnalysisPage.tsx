@@ -6,7 +6,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, data } from "../../api/client";
 import type { Question } from "../../api/models";
-import { downloadAnalysisCsv, runAnalysis, runSql } from "../../api/statementRun";
+import { downloadAnalysisCsv } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
@@ -22,8 +22,7 @@ import {
   ANALYSIS_KINDS, emptyState, emptyStep, fromDefinition, MAX_STEPS, moveStep, RANGES, toDefinition, WINDOW_UNITS,
   type AnalysisKind, type AnalysisState, type Definition, type StepState,
 } from "./analysisDefinition";
-
-const SITES_SQL = 'SELECT DISTINCT CAST(site_id AS VARCHAR) AS site_id FROM "warehouse"."analytics"."visits" ORDER BY 1 LIMIT 100';
+import { analysisRunQuery, analysisSitesQuery } from "./analysisQueries";
 
 function useDebounced<T>(value: T, delay: number): T {
   const [current, setCurrent] = useState(value);
@@ -50,17 +49,11 @@ export default function AnalysisPage() {
   useEffect(() => {
     if (question.data?.analysis) setState(fromDefinition(question.data.analysis));
   }, [question.data]);
-  // The sites the person may read (a site they may not read is not listed: the statement path decides).
-  const sites = useQuery({ queryKey: ["analysis-sites"], queryFn: ({ signal }) => runSql({ sql: SITES_SQL, row_limit: 100 }, signal),
-    retry: false, staleTime: 60_000 });
+  const sites = useQuery(analysisSitesQuery());
 
   const definition = useMemo(() => toDefinition(state), [state]);
   const pending = useDebounced(definition, 400);
-  const result = useQuery({
-    queryKey: ["analysis-run", pending] as const,
-    queryFn: ({ signal }) => runAnalysis({ analysis: pending as never, row_limit: 10_000 }, signal),
-    enabled: pending !== null, placeholderData: (previous) => previous, retry: false,
-  });
+  const result = useQuery({ ...analysisRunQuery(pending), placeholderData: (previous) => previous });
 
   const update = (change: Partial<AnalysisState>) => setState((old) => ({ ...old, ...change }));
   const setStep = (index: number, change: Partial<StepState>) =>

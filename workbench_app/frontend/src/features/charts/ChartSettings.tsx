@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { ThemePalette } from "../themes/paletteContext";
 import type { ResultColumn } from "../results/types";
 import { SelectField } from "../../ui/SelectField";
-import { ANALYSIS_KINDS, canForecast, CHART_KINDS, FORECAST_HORIZONS, isNumeric, type ChartKind, type ChartSpec, type ForecastHorizon } from "./chartSpec";
+import { ANALYSIS_KINDS, canForecast, CHART_KINDS, FORECAST_HORIZONS, isNumeric, isSingleValue, type ChartKind, type ChartSpec, type ForecastHorizon } from "./chartSpec";
 import styles from "./ChartSettings.module.css";
 
 interface Props {
@@ -28,7 +28,7 @@ export function ChartSettings({ spec, columns, onChange }: Props) {
       <SelectField label={t("chart.kind")} value={spec.kind}
         options={CHART_KINDS.map((kind) => ({ value: kind, label: t(`chart.kind.${kind}`) }))}
         onChange={(kind: ChartKind) => set({ kind, forecast: 0 })} />
-      {spec.kind !== "number" && spec.kind !== "table" && !ANALYSIS_KINDS.includes(spec.kind) && (
+      {!isSingleValue(spec.kind) && spec.kind !== "table" && !ANALYSIS_KINDS.includes(spec.kind) && (
         <SelectField label={t("chart.x")} value={spec.x ?? ""}
           options={[{ value: "", label: "—" }, ...columns.map((c) => ({ value: c.name, label: c.name }))]}
           onChange={(x) => set({ x: x || undefined })} />
@@ -67,7 +67,7 @@ export function ChartSettings({ spec, columns, onChange }: Props) {
           {t("chart.horizontal")}
         </label>
       )}
-      {spec.kind !== "table" && spec.kind !== "number" && !ANALYSIS_KINDS.includes(spec.kind) && (
+      {spec.kind !== "table" && !isSingleValue(spec.kind) && !ANALYSIS_KINDS.includes(spec.kind) && (
         <label className={styles.check}>
           <input type="checkbox" checked={spec.labels === true} onChange={(e) => set({ labels: e.target.checked })} />
           {t("chart.labels")}

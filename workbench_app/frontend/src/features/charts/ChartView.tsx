@@ -2,8 +2,8 @@ import { useContext, useLayoutEffect, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { formatNumber } from "../../i18n/i18n";
 import type { ResultColumn } from "../results/types";
-import { buildOption, numberValue, type ForecastSeries } from "./chartOptions";
-import type { ChartSpec } from "./chartSpec";
+import { buildOption, changeValues, numberValue, type ForecastSeries } from "./chartOptions";
+import { isSingleValue, type ChartSpec } from "./chartSpec";
 import styles from "./ChartView.module.css";
 import { echarts } from "./echarts";
 import { ThemePalette } from "../themes/paletteContext";
@@ -29,11 +29,11 @@ interface Props {
 const NO_FORECASTS: ForecastSeries[] = [];
 
 export default function ChartView({ spec, columns, rows, forecasts = NO_FORECASTS, title, fill = false }: Props) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
   const texts = useMemo(() => ({
-    forecast: t("chart.forecast"), interval: t("chart.interval"),
+    forecast: t("chart.forecast"), interval: t("chart.interval"), incomplete: t("chart.incomplete"),
     analysis: {
       other: t("analysis.other"), step: (n: number) => t("analysis.stepNode", { n }),
       period: (n: number) => t("analysis.periodNumber", { n }), visitors: t("analysis.visitors"),
@@ -52,7 +52,7 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
   // Layout effects: the chart is set up in the commit that places its box, not in a task after the
   // next paint (a frame later for each card whose answer arrives).
   useLayoutEffect(() => {
-    if (spec.kind === "number" || spec.kind === "table" || !host.current) return undefined;
+    if (isSingleValue(spec.kind) || spec.kind === "table" || !host.current) return undefined;
     const instance = echarts.init(host.current, undefined, { renderer: "svg" });
     // A User Timing mark each time a chart is drawn (read by bench/workbench_ui.py; cheap to keep).
     instance.on("finished", () => {
@@ -78,8 +78,26 @@ export default function ChartView({ spec, columns, rows, forecasts = NO_FORECAST
 
   useLayoutEffect(() => {
     if (!chart.current || !host.current) return;
-    chart.current.setOption(buildOption(spec, columns, rows, themePalette(host.current), forecasts, texts), { notMerge: true });
-  }, [spec, columns, rows, forecasts, texts, palette]);
+    chart.current.setOption(buildOption(spec, columns, rows, themePalette(host.current), forecasts, texts,
+      { locale: i18n.language, width: host.current.clientWidth }), { notMerge: true });
+  }, [spec, columns, rows, forecasts, texts, palette, i18n.language]);
+
+  if (spec.kind === "change") {
+    const { value, previous, change, good } = changeValues(spec, columns, rows);
+    const written = change === null ? null
+      : formatNumber(change, { style: "percent", maximumFractionDigits: 1, signDisplay: "exceptZero" });
+    return (
+      <figure className={`${styles.number} ${styles.change}${fill ? ` ${styles.fill}` : ""}`} aria-label={title}>
+        <span className={styles.value}>{value === null ? "–" : formatNumber(value, { maximumFractionDigits: 2 })}</span>
+        <figcaption>
+          <span className={good === null ? styles.flat : good ? styles.good : styles.bad}>
+            {written === null ? t("chart.noChange") : t("chart.change", { change: written })}
+          </span>
+          {previous !== null && <span className={styles.previous}>{t("chart.previousPeriod", { value: formatNumber(previous, { maximumFractionDigits: 2 }) })}</span>}
+        </figcaption>
+      </figure>
+    );
+  }
 
   if (spec.kind === "number") {
     const value = numberValue(spec, columns, rows);

@@ -3,7 +3,7 @@
 import type { ResultColumn } from "../results/types";
 import { analysisOf } from "./analysisCharts";
 
-export const CHART_KINDS = ["table", "number", "line", "area", "bar", "pie", "scatter", "funnel", "sankey", "heatmap"] as const;
+export const CHART_KINDS = ["table", "number", "change", "line", "area", "bar", "pie", "scatter", "funnel", "sankey", "heatmap"] as const;
 /** Kinds that draw one analysis's answer (paths, retention), whatever x and y say. */
 export const ANALYSIS_KINDS: readonly ChartKind[] = ["sankey", "heatmap"];
 export type ChartKind = (typeof CHART_KINDS)[number];
@@ -21,7 +21,14 @@ export interface ChartSpec {
   forecast?: ForecastHorizon | undefined;
   /** Colours by series, overriding the theme's palette. */
   colors?: string[] | undefined;
+  /** Series drawn faintly behind the others (the previous period beside this one). */
+  faint?: string[] | undefined;
+  /** A number with its change: whether a rise is good news ("higher", the default) or a fall ("lower"). */
+  better?: "higher" | "lower" | undefined;
 }
+
+/** Kinds that show one value rather than a chart: a number, a number with its change (y: value, previous value). */
+export const isSingleValue = (kind: ChartKind) => kind === "number" || kind === "change";
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|REAL|DOUBLE|DECIMAL|NUMERIC|INT\d*)/i;
 const TEMPORAL = /^(DATE|TIMESTAMP|TIME)/i;
@@ -50,6 +57,7 @@ export function specFits(spec: ChartSpec, columns: readonly ResultColumn[]): boo
   if (spec.kind === "table") return true;
   if (ANALYSIS_KINDS.includes(spec.kind)) return analysisOf(columns) === spec.kind;
   if (spec.y.length === 0 || !spec.y.every((name) => names.has(name))) return false;
+  if (spec.kind === "change") return spec.y.length >= 2;
   return spec.kind === "number" || (spec.x !== undefined && names.has(spec.x));
 }
 
@@ -73,6 +81,8 @@ export function readSpec(stored: unknown, columns: readonly ResultColumn[], rowC
         labels: candidate.labels === true,
         forecast: FORECAST_HORIZONS.includes(candidate.forecast as ForecastHorizon) ? candidate.forecast : 0,
         colors: Array.isArray(candidate.colors) ? candidate.colors.filter((c) => /^#[0-9a-f]{6}$/i.test(String(c))) : undefined,
+        faint: Array.isArray(candidate.faint) ? candidate.faint.filter((name): name is string => typeof name === "string") : undefined,
+        better: candidate.better === "lower" ? "lower" : undefined,
       };
       if (specFits(spec, columns)) return spec;
     }
