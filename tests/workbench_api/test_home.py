@@ -7,6 +7,7 @@ import pytest
 
 from tests.workbench_api.conftest import ADMIN_EMAIL, ADMIN_PASSWORD, Api, create_user_with_token, ok
 from workbench_app.home import next_steps
+from workbench_app.home.shapes import Home
 
 
 def session(app, email=ADMIN_EMAIL, password=ADMIN_PASSWORD):
@@ -32,7 +33,7 @@ def test_what_the_person_opened_or_changed_comes_first(app, admin):
     for path in (f"/api/v1/questions/{first}", f"/api/v1/dashboards/{board}", f"/api/v1/questions/{second}"):
         ok(browser.get(path))
     ok(browser.patch(f"/api/v1/questions/{first}", json={"name": "First, renamed"}, headers=csrf))
-    recent = ok(browser.get("/api/v1/home"))["recent"]
+    recent = Home.model_validate(ok(browser.get("/api/v1/home"))).model_dump()["recent"]  # exactly its model
     assert [(item["kind"], item["name"]) for item in recent] == [
         ("question", "First, renamed"), ("question", "Second"), ("dashboard", "Board")]
     # A program's token opening something is not the person's home; a deleted item leaves it.
@@ -53,6 +54,7 @@ def test_pins_are_for_everyone_who_may_read_them_and_only_administrators_pin(app
     _, token = create_user_with_token(admin, "reader@example.org", groups=(everyone,))
     reader = Api(admin.client, token)
     answer = ok(reader.get("/home"))
+    Home.model_validate(answer)
     assert [(item["kind"], item["name"]) for item in answer["pinned"]] == [("dashboard", "Traffic")]
     assert answer["can_pin"] is False and answer["next_steps"] is None
     assert reader.put(f"/home/pins/dashboards/{board}").status_code == 403
@@ -67,7 +69,7 @@ def test_next_steps_are_ticked_off_as_they_are_done(app, admin, warehouse, tmp_p
     crm = tmp_path / "crm.sqlite"
     with sqlite3.connect(crm) as conn:
         conn.execute("create table customers (id integer)")
-    steps = lambda: {s["step"]: s["done"] for s in ok(admin.get("/home"))["next_steps"]}  # noqa: E731
+    steps = lambda: {s.step: s.done for s in Home.model_validate(ok(admin.get("/home"))).next_steps}  # noqa: E731
     assert steps() == {"add_source": False, "invite_people": False, "single_sign_on": False, "collector_site": False}
     create_user_with_token(admin, "colleague@example.org")
     ok(admin.patch("/settings/sso", {"issuer": "https://login.example.org", "client_id": "workbench"}))

@@ -1,30 +1,14 @@
-"""The home page's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in)."""
+"""The home page's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in); the
+answer's components come from the models of `shapes.py`."""
 from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.home.next_steps import STEPS
-from workbench_app.openapi_vocabulary import ID as _ID, STR as _STR, object_of as _object, ref as _ref
+from workbench_app.home.shapes import Home
+from workbench_app.openapi_vocabulary import ref as _ref
 
-
-SCHEMAS: dict[str, Any] = {
-    "HomeItem": _object({
-        "kind": {"enum": ["dashboard", "question"]}, "id": _ID, "name": _STR, "description": _STR,
-        "when": {"type": "string", "format": "date-time",
-                 "description": "When the person last opened or changed it (recent), or when it was pinned."}}),
-    "NextStep": _object({"step": {"enum": list(STEPS)}, "done": {"type": "boolean"}}),
-    "Home": _object({
-        "recent": {"type": "array", "items": _ref("HomeItem"),
-                   "description": "What the person opened or changed last in the web application, newest first."},
-        "pinned": {"type": "array", "items": _ref("HomeItem"),
-                   "description": "Pinned for everyone by an administrator (or by the demo setup); only what "
-                                  "the person may read."},
-        "can_pin": {"type": "boolean"},
-        "next_steps": {"anyOf": [{"type": "array", "items": _ref("NextStep")}, {"type": "null"}],
-                       "description": "An administrator's next steps of a new installation; null for others."},
-        "collector_url": {"type": ["string", "null"],
-                          "description": "The collector's pages as this machine reaches them (administrators)."}}),
-}
+# The answer declared as a model (its components, with the items and steps, are generated from it).
+ANSWERS = (Home,)
 
 
 def paths(op, also) -> dict[str, Any]:

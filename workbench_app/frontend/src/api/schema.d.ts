@@ -1986,34 +1986,6 @@ export interface components {
                 show_date: boolean;
             };
         };
-        HomeItem: {
-            /** @enum {unknown} */
-            kind: "dashboard" | "question";
-            id: number;
-            name: string;
-            description: string;
-            /**
-             * Format: date-time
-             * @description When the person last opened or changed it (recent), or when it was pinned.
-             */
-            when: string;
-        };
-        NextStep: {
-            /** @enum {unknown} */
-            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
-            done: boolean;
-        };
-        Home: {
-            /** @description What the person opened or changed last in the web application, newest first. */
-            recent: components["schemas"]["HomeItem"][];
-            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
-            pinned: components["schemas"]["HomeItem"][];
-            can_pin: boolean;
-            /** @description An administrator's next steps of a new installation; null for others. */
-            next_steps: components["schemas"]["NextStep"][] | null;
-            /** @description The collector's pages as this machine reaches them (administrators). */
-            collector_url: string | null;
-        };
         Alert: {
             owner_id: number;
             /** @description The owner's address (null once the account is gone). */
@@ -2462,6 +2434,29 @@ export interface components {
         HistoryList: {
             queries: components["schemas"]["HistoryEntry"][];
         };
+        Home: {
+            /** @description What the person opened or changed last in the web application, newest first. */
+            recent: components["schemas"]["HomeItem"][];
+            /** @description Pinned for everyone by an administrator (or by the demo setup); only what the person may read. */
+            pinned: components["schemas"]["HomeItem"][];
+            can_pin: boolean;
+            /** @description An administrator's next steps of a new installation; null for others. */
+            next_steps: components["schemas"]["NextStep"][] | null;
+            /** @description The collector's pages as this machine reaches them (administrators). */
+            collector_url: string | null;
+        };
+        HomeItem: {
+            /** @enum {string} */
+            kind: "dashboard" | "question";
+            id: number;
+            name: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the person last opened or changed it (recent), or when it was pinned.
+             */
+            when: string;
+        };
         /** @description The newest line of the delivery log. */
         LastDelivery: {
             recipient: string;
@@ -2554,6 +2549,11 @@ export interface components {
             token: components["schemas"]["Token"];
             /** @description The bearer secret (`wbt_...`): shown this once. */
             secret: string;
+        };
+        NextStep: {
+            /** @enum {string} */
+            step: "add_source" | "invite_people" | "single_sign_on" | "collector_site";
+            done: boolean;
         };
         /** @description A problem or a warning, in the error's shape. */
         Notice: {

@@ -53,7 +53,7 @@ export default function ProviderSettingsPage() {
     if (apiKey) body.api_key = apiKey;
     for (const limit of LIMITS) body[limit] = limits[limit].trim() === "" ? null : Number(limits[limit]);
     try {
-      accepted(await data(api.PUT("/assistant/provider", { body: body as never })), t("assistant.settingsSaved"));
+      accepted(await data(api.PUT("/assistant/provider", { body })), t("assistant.settingsSaved"));
     } catch (caught) {
       setError(caught);
     }

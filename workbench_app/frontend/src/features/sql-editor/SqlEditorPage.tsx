@@ -5,7 +5,6 @@ import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { api, data } from "../../api/client";
-import type { Question } from "../../api/models";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
@@ -94,10 +93,9 @@ export default function SqlEditorPage() {
       ...(folderId ? { folder_id: folderId } : {}),
     };
     const editing = question.data && question.data.question_id;
-    const saved = editing
-      ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: editing } }, body: body as never }))
-      : await data(api.POST("/questions", { body: body as never }));
-    const savedQuestion = saved as Question;
+    const savedQuestion = editing
+      ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: editing } }, body }))
+      : await data(api.POST("/questions", { body }));
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
