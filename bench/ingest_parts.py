@@ -11,14 +11,28 @@ much less than wall time) is printed per event:
 `--profile cprofile` prints the functions that cost most instead; `--profile none --repeat 1` is
 a steady load for an instruction counter (`valgrind --tool=callgrind`), which counts the same
 instructions however busy the machine is.
+
+`--instructions [REF]` prints instructions per event, for this tree and for REF (default main,
+taken out of git into a temporary directory) in the same run: each tree's script runs under
+callgrind with every part once and with `--repeat 0` (imports and set-up alone); the difference
+is divided by the events. CPU time on a loaded machine moves
+with the load; these counts do not (a few minutes: the runs are mostly imports, under valgrind).
 Usage: .venv/bin/python bench/ingest_parts.py [--repeat 7] [--profile none|cprofile]
+       .venv/bin/python bench/ingest_parts.py --instructions [main] [--batches 32]
 """
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import random
+import re
+import shutil
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -64,14 +78,74 @@ def _ingestion(now: datetime) -> Ingestion:
     return service
 
 
+PARTS = ("body", "events", "copy")
+_COLLECTED = re.compile(rb"Collected\s*:\s*(\d+)")
+
+
+def _instructions(tree: Path, batches: int, part: str | None, repeat: int, counted: bool = True) -> int:
+    """Instructions of one run of `tree`'s copy of this script, under callgrind. The same hash seed
+    every run: string hashes (set and dict layouts) then cost the same."""
+    command = [sys.executable, str(tree / "bench" / "ingest_parts.py"), "--profile", "none",
+               "--batches", str(batches), "--repeat", str(repeat), *(("--part", part) if part else ())]
+    if counted:
+        command[:0] = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    done = subprocess.run(command, cwd=tree, capture_output=True, check=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    return int(_COLLECTED.findall(done.stderr)[-1]) if counted else 0
+
+
+def _per_event(trees: dict[str, Path], batches: int) -> dict[str, float]:
+    """Per tree: the instructions of body, events and copy (once each) per event. The runs are
+    mostly imports and set-up (ua-parser's expressions compile at the first parse): two runs a
+    tree, all four side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    for tree in trees.values():
+        _instructions(tree, batches, PARTS[0], 0, counted=False)  # writes the bytecode caches, uncounted
+    runs = [(tree, batches, part, 0 if part else 1) for tree in trees.values() for part in (PARTS[0], None)]
+    with ThreadPoolExecutor(len(runs)) as pool:
+        counts = list(pool.map(lambda arguments: _instructions(*arguments), runs))
+    return {name: (counts[2 * i + 1] - counts[2 * i]) / (BATCH * batches) for i, name in enumerate(trees)}
+
+
+def _tree_of(ref: str, into: Path) -> Path:
+    """The files of `ref` (a commit of this repository) under `into`."""
+    archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=REPO, capture_output=True, check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def compare_instructions(ref: str, batches: int) -> int:
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed: no instruction counts", file=sys.stderr)
+        return 1
+    commit = subprocess.run(["git", "rev-parse", "--short", ref], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="ingest-parts-") as scratch:
+        figures = _per_event({f"{ref} ({commit})": _tree_of(ref, Path(scratch)), "this tree": REPO}, batches)
+    print(f"{BATCH * batches:,} server events of bench/ingest_server.py: instructions per event of body, events "
+          "and copy (callgrind, less a run of imports and set-up alone)")
+    for name, value in figures.items():
+        print(f"  {name:<22}{value:>10,.0f}")
+    (base, before), (_, after) = figures.items()
+    print(f"  this tree against {base}: {after / before - 1:+.1%}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--batches", type=int, default=64)
+    parser.add_argument("--batches", type=int, default=None, help="64 (32 with --instructions)")
     parser.add_argument("--profile", choices=["none", "cprofile"], default=None)
-    parser.add_argument("--part", choices=["body", "events", "copy"], default=None,
+    parser.add_argument("--part", choices=PARTS, default=None,
                         help="with --profile none: only this part, --repeat times")
+    parser.add_argument("--instructions", nargs="?", const="main", default=None, metavar="REF",
+                        help="instructions per event under callgrind, this tree beside REF (default main)")
     args = parser.parse_args()
+    if args.instructions:
+        return compare_instructions(args.instructions, args.batches or 32)
+    args.batches = args.batches or 64
 
     rng = random.Random(7)
     bodies = [json.dumps({"events": [make_event(rng) for _ in range(BATCH)]}).encode()

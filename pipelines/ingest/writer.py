@@ -84,8 +84,9 @@ def copy_text(rows: list[tuple]) -> bytes | None:
         for row in rows:
             if len(row) != columns:
                 return None
-            if None in row:
-                expected += row.count(None)
+            nulls = row.count(None)  # one pass over the values (`None in row`, then the count, took two)
+            if nulls:
+                expected += nulls
                 row = [_COPY_NULL if value is None else value for value in row]
             lines.append("\t".join(row))
     except TypeError:  # a value that is not text
