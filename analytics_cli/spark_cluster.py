@@ -154,6 +154,7 @@ def thrift_server_conf(settings: Settings) -> list[str]:
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.showConsoleProgress": "false",
+        "spark.ui.port": str(settings.spark_thrift_ui_port),
     }
     if settings.spark_shuffle_partitions:
         conf["spark.sql.shuffle.partitions"] = str(settings.spark_shuffle_partitions)

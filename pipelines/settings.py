@@ -218,6 +218,9 @@ class Settings:
     spark_master_port: int = 7077
     spark_master_ui_port: int = 7080
     spark_thrift_port: int = 10000
+    # The Thrift server's own Spark UI (its jobs and SQL): on a port of its own, so that a busy 4040
+    # is not a warning at every start.
+    spark_thrift_ui_port: int = 4040
     spark_master_url: str | None = None
     # Partitions of a shuffle (spark.sql.shuffle.partitions); 0: Spark's own default (200). Small data
     # (the tests' shop) takes far fewer.
@@ -287,6 +290,7 @@ class Settings:
             spark_master_port=_port(env, "ANALYTICS_SPARK_MASTER_PORT", 7077),
             spark_master_ui_port=_port(env, "ANALYTICS_SPARK_MASTER_UI_PORT", 7080),
             spark_thrift_port=_port(env, "ANALYTICS_SPARK_THRIFT_PORT", 10000),
+            spark_thrift_ui_port=_port(env, "ANALYTICS_SPARK_THRIFT_UI_PORT", 4040),
             spark_master_url=_spark_master(env, "ANALYTICS_SPARK_MASTER_URL"),
             spark_shuffle_partitions=_whole(env, "ANALYTICS_SPARK_SHUFFLE_PARTITIONS", 0),
         )

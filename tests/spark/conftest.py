@@ -34,7 +34,7 @@ def spark_cluster_running():
                ANALYTICS_WORKBENCH_WORKERS="1",
                ANALYTICS_COLLECTOR_WORKERS="1")
     for variable in ("COLLECTOR_PORT", "WORKBENCH_PORT", "DAGSTER_PORT", "SPARK_MASTER_PORT", "SPARK_MASTER_UI_PORT",
-                     "SPARK_THRIFT_PORT"):
+                     "SPARK_THRIFT_PORT", "SPARK_THRIFT_UI_PORT"):
         env[f"ANALYTICS_{variable}"] = str(free_port())
     settings = Settings.from_env(env)
     log = root / "up.log"
