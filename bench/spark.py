@@ -8,8 +8,8 @@ each worker count starts a cluster (master, workers of one core each, Thrift ser
 `analytics up` supervises, analytics_cli/spark_cluster.py) and times on it:
 
 1. the full build (`dbt run --target spark`, every model, the day before the last one absent);
-2. the "incremental day": the last day exported and the build run again (Spark builds every model
-   whole for now, so this is a second full build over one more day).
+2. the "incremental day": the last day exported and the build run again (the sessionized events'
+   shards replace the new day's partition, insert_overwrite; every other table is built whole again).
 
 Prints each build's seconds and events per second per worker core, the peak resident memory of
 each JVM (master, workers, executors, Thrift server: sampled every 0.25 s), and the scaling of the
@@ -212,7 +212,7 @@ def main() -> None:
                         print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core")
                         export(settings, url, [history_end.date()])
                         incremental = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
-                print(f"   incremental day {incremental:7.1f} s  (a whole build: {loaded + day:,} events, "
+                print(f"   incremental day {incremental:7.1f} s  (the events' new day, other tables whole: {loaded + day:,} events, "
                       f"{(loaded + day) / incremental / cores:,.0f} events/s per worker core)")
                 for role, peak in sorted(peaks.peaks.items()):
                     print(f"   peak RSS {role:<28} {peak / 2**20:7.0f} MiB")

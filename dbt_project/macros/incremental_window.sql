@@ -34,23 +34,68 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Spark builds every model whole for now (materialized as tables, see dbt_project.yml): a window
-    would replace a table with the window's rows only, so it is refused. Day partitions replaced
-    with insert_overwrite are what incremental runs on Spark will use (docs/data-engineer/spark.md). -#}
-{#- How the incremental models are materialized: incrementally on PostgreSQL, whole tables on Spark
+{#- How the incremental models are materialized: incrementally on PostgreSQL. On Spark, the models
+    partitioned by day (`by_day`: the sessionized events' shards) are incremental too, their days
+    replaced with insert_overwrite (day_partitioned_strategy); the others are tables built whole
     (dbt_project.yml says the same for the folders' defaults). -#}
-{% macro incremental_materialization() -%}
-    {{ return(adapter.dispatch('incremental_materialization')()) }}
+{% macro incremental_materialization(by_day=false) -%}
+    {{ return(adapter.dispatch('incremental_materialization')(by_day)) }}
 {%- endmacro %}
 
-{% macro default__incremental_materialization() -%}
+{% macro default__incremental_materialization(by_day) -%}
     {{ return('incremental') }}
 {%- endmacro %}
 
-{% macro spark__incremental_materialization() -%}
-    {{ return('table') }}
+{% macro spark__incremental_materialization(by_day) -%}
+    {{ return('incremental' if by_day else 'table') }}
 {%- endmacro %}
 
+{#- The incremental strategy of a model partitioned by day: its own strategy on PostgreSQL
+    (`strategy`, macros/incremental_strategies.sql), insert_overwrite on Spark (the rebuilt days'
+    partitions replaced whole, dynamically: those the new rows hold). -#}
+{% macro day_partitioned_strategy(strategy) -%}
+    {{ return(adapter.dispatch('day_partitioned_strategy')(strategy)) }}
+{%- endmacro %}
+
+{% macro default__day_partitioned_strategy(strategy) -%}
+    {{ return(strategy) }}
+{%- endmacro %}
+
+{% macro spark__day_partitioned_strategy(strategy) -%}
+    {{ return('insert_overwrite') }}
+{%- endmacro %}
+
+{#- The partition column of a model partitioned by day: Spark only (PostgreSQL's tables are not
+    partitioned by dbt). -#}
+{% macro day_partition_by(column) -%}
+    {{ return(adapter.dispatch('day_partition_by')(column)) }}
+{%- endmacro %}
+
+{% macro default__day_partition_by(column) -%}
+    {{ return(none) }}
+{%- endmacro %}
+
+{% macro spark__day_partition_by(column) -%}
+    {{ return([column]) }}
+{%- endmacro %}
+
+{#- The day partition column in a model's select list (after its last column, with its comma): the
+    UTC day of `expression`, on Spark only. -#}
+{% macro day_partition_column(expression, name) -%}
+    {{ return(adapter.dispatch('day_partition_column')(expression, name)) }}
+{%- endmacro %}
+
+{% macro default__day_partition_column(expression, name) -%}
+{%- endmacro %}
+
+{% macro spark__day_partition_column(expression, name) -%}
+    ,
+        to_date({{ expression }}) as {{ name }}
+{%- endmacro %}
+
+{#- Spark builds whole every model but the day-partitioned ones, and takes no window from the
+    vars (Dagster's month partitions pass none to Spark): a window would replace a table with the
+    window's rows only, so it is refused. -#}
 {% macro check_window_supported() -%}
     {{ return(adapter.dispatch('check_window_supported')()) }}
 {%- endmacro %}
@@ -59,9 +104,9 @@
 {%- endmacro %}
 
 {% macro spark__check_window_supported() -%}
-    {%- if var('window_start', none) or var('window_end', none) or is_incremental() -%}
-        {{ exceptions.raise_compiler_error("The Spark target builds every model whole for now: run without "
-                                           "window_start/window_end, with --full-refresh") }}
+    {%- if var('window_start', none) or var('window_end', none) -%}
+        {{ exceptions.raise_compiler_error("The Spark target takes no window_start/window_end: its incremental runs "
+                                           "rebuild the days of the events received since the last run") }}
     {%- endif -%}
 {%- endmacro %}
 

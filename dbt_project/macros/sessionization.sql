@@ -45,9 +45,10 @@
 {% macro sessionized_events(shard) %}
 {{
     config(
-        materialized=incremental_materialization(),
+        materialized=incremental_materialization(by_day=true),
         tags=['partitioned'],
-        incremental_strategy='visit_replace',
+        incremental_strategy=day_partitioned_strategy('visit_replace'),
+        partition_by=day_partition_by('event_day'),
         on_schema_change='append_new_columns',
         indexes=[
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
@@ -66,9 +67,10 @@
     (sessionization_read_from) to session_context_hours after the window. -#}
 
 {#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
-{% set window_start_at = window_start(ref('stg_raw__events')) %}
-{% set window_end_at = window_end() %}
-{% set read_from = sessionization_read_from(window_start_at) %}
+{% set window = sessionization_window(ref('stg_raw__events'), shard) %}
+{% set window_start_at = window['start'] %}
+{% set window_end_at = window['end'] %}
+{% set read_from = window['read_from'] %}
 
 with events as (
 
@@ -136,8 +138,7 @@ kept as (
     -- Visits touching the window (one that ended just before it may be extended by a late event).
     select visit_bounds.*
     from visit_bounds
-    where visit_bounds.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
-      and visit_bounds.visit_start < {{ window_end_at }}
+    where {{ sessionization_kept('visit_bounds', window_start_at, window_end_at) }}
 
 ),
 
@@ -191,10 +192,76 @@ final as (
         items,
         transaction_id,
         revenue,
-        currency
+        currency{{ day_partition_column('occurred_at', 'event_day') }}
     from kept
 
 )
 
 select * from final
 {% endmacro %}
+
+{#- The window of a shard's run: its bounds `start` and `end` and where reading starts (`read_from`),
+    timestamp constants. On PostgreSQL, the window of macros/incremental_window.sql. -#}
+{% macro sessionization_window(upstream, shard) -%}
+    {{ return(adapter.dispatch('sessionization_window')(upstream, shard)) }}
+{%- endmacro %}
+
+{% macro default__sessionization_window(upstream, shard) -%}
+    {%- set start = window_start(upstream) -%}
+    {{ return({'start': start, 'end': window_end(), 'read_from': sessionization_read_from(start)}) }}
+{%- endmacro %}
+
+{#- On Spark the shards are partitioned by the events' day (event_day) and an incremental run
+    replaces whole days (insert_overwrite): every event of a rebuilt day is written again, with its
+    visit's columns. The rebuilt days are those of every visit the shard's new events (received
+    since the table's latest received_at) can change: from the start day of the earliest built visit they may
+    extend (one ending at most session_timeout_minutes before the earliest new event) to the end
+    day of the latest one they may join (one starting at most session_timeout_minutes after the
+    latest), so that a visit crossing midnight is rewritten whole, on both days. Reading starts at
+    the start of the earliest built visit still running session_timeout_minutes before the first
+    rebuilt day, so that the visits crossing into it are numbered as before; events are read to
+    session_context_hours after the last day, as on PostgreSQL. Only days holding events are
+    written, and events are never removed but by erasure (which rewrites the lake's files itself):
+    a rebuilt day always holds rows, so no stale partition stays. Without new events, no day. -#}
+{% macro spark__sessionization_window(upstream, shard) -%}
+    {%- if not (is_incremental() and execute) -%}
+        {{ return(default__sessionization_window(upstream, shard)) }}
+    {%- endif -%}
+    {{- check_window_supported() -}}
+    {%- set timeout = session_timeout() -%}
+    {%- set new = run_query("select cast(min(occurred_at) as string), cast(max(occurred_at) as string) from " ~ upstream
+                            ~ " where " ~ sessionization_shard_condition('visitor_key', shard)
+                            ~ " and received_at > (select coalesce(max(received_at), "
+                            ~ timestamp_constant('-infinity') ~ ") from " ~ this ~ ")").rows[0] -%}
+    {%- if new[0] is none -%}
+        {%- set nothing = timestamp_constant('infinity') -%}
+        {{ return({'start': nothing, 'end': nothing, 'read_from': nothing}) }}
+    {%- endif -%}
+    {%- set first_new = timestamp_constant(new[0]) -%}
+    {%- set last_new = timestamp_constant(new[1]) -%}
+    {%- set days = run_query("select cast(date_trunc('DAY', least(min(visit_start), " ~ first_new ~ ")) as string),"
+                             ~ " cast(date_trunc('DAY', greatest(max(visit_end), " ~ last_new ~ ")) + interval 1 day as string)"
+                             ~ " from " ~ this ~ " where visit_end >= " ~ first_new ~ " - " ~ timeout
+                             ~ " and visit_start <= " ~ last_new ~ " + " ~ timeout).rows[0] -%}
+    {%- set start = timestamp_constant(days[0]) -%}
+    {%- set read_from = run_query("select cast(least(min(visit_start), " ~ start ~ " - " ~ timeout ~ ") as string) from "
+                                  ~ this ~ " where visit_end >= " ~ start ~ " - " ~ timeout).rows[0][0] -%}
+    {{ return({'start': start, 'end': timestamp_constant(days[1]), 'read_from': timestamp_constant(read_from)}) }}
+{%- endmacro %}
+
+{#- The rows a shard's run writes: on PostgreSQL the visits touching the window (one that ended just
+    before it may be extended by a late event), replaced by visit (visit_replace); on Spark every
+    event of the rebuilt days (their partitions are replaced whole). -#}
+{% macro sessionization_kept(rows, window_start_at, window_end_at) -%}
+    {{ return(adapter.dispatch('sessionization_kept')(rows, window_start_at, window_end_at)) }}
+{%- endmacro %}
+
+{% macro default__sessionization_kept(rows, window_start_at, window_end_at) -%}
+    {{ rows }}.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
+      and {{ rows }}.visit_start < {{ window_end_at }}
+{%- endmacro %}
+
+{% macro spark__sessionization_kept(rows, window_start_at, window_end_at) -%}
+    {{ rows }}.occurred_at >= {{ window_start_at }}
+      and {{ rows }}.occurred_at < {{ window_end_at }}
+{%- endmacro %}

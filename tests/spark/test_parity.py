@@ -15,8 +15,9 @@ import math
 import os
 import subprocess
 import uuid
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import psycopg
@@ -305,3 +306,70 @@ def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build, la
     assert lake_engine.run("SELECT DISTINCT path FROM pageviews", analyst).rows == [("/pricing",)]
     with pytest.raises(EngineError):
         lake_engine.run("SELECT url FROM pageviews", analyst)
+
+
+# The event shards are partitioned by day on Spark and replaced by day (insert_overwrite).
+SHARDS = ["intermediate.int_events_sessionized_shard_0", "intermediate.int_events_sessionized_shard_1"]
+INCREMENTAL = ["int_events_sessionized_shard_0", "int_events_sessionized_shard_1", "int_visits"]
+
+
+def partition_files(spark, table: str) -> dict[str, tuple]:
+    """Each day partition folder of a Spark table, with its files' names and modification times."""
+    spark.execute(f"describe table extended {table}")
+    location = next(value for name, value, _ in spark.fetchall() if name == "Location")
+    folder = Path(location.removeprefix("file:"))
+    assert folder.is_dir(), f"{table} is not at {location}"
+    return {part.name: tuple(sorted((f.name, f.stat().st_mtime_ns) for f in part.iterdir()))
+            for part in folder.iterdir() if part.is_dir() and part.name.startswith("event_day=")}
+
+
+def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build):
+    """A late event (received now, three days after the visits it joins) is exported with its day
+    again; an incremental run on both engines merges Carol's two visits of that day into one. On
+    Spark only the partitions of that visit's days are written again, and both engines still build
+    the same rows. (Last in the module: it adds an event to the shared build.)"""
+    from tests.pipeline.conftest import CAROL_COOKIE, insert_event, run_dbt
+
+    url, cluster = spark_build["url"], spark_build["cluster"]
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        spark = conn.cursor()
+        before = {table: partition_files(spark, table) for table in SHARDS}
+    assert any(before.values()), f"the shards have no day partitions: {before}"
+
+    with psycopg.connect(url, autocommit=True) as db:
+        site_id, first, last = db.execute(
+            "select site_id, min(occurred_at), max(occurred_at) from raw.events where visitor_id = %s group by 1",
+            (CAROL_COOKIE,)).fetchone()
+        assert db.execute("select count(*) from intermediate.int_visits where visit_start >= %s and visit_start <= %s",
+                          (first, last)).fetchone()[0] == 2
+        insert_event(db, site_id, first + timedelta(minutes=20), visitor=CAROL_COOKIE, path="/pricing/compare",
+                     received_at=datetime.now(timezone.utc))
+    day = first.astimezone(timezone.utc).date()
+    visit_days = {f"event_day={moment.astimezone(timezone.utc).date()}" for moment in (first, last)}
+    settings = Settings(home=cluster.home, database_url=url, server_secret_value=TEST_SECRET,
+                        lake_dir=cluster.lake_path)
+    with LakeWriter(settings, url).open() as writer:
+        writer.export_raw_day(day)
+
+    run_dbt(url, "run", "--select", *INCREMENTAL)
+    env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
+    done = subprocess.run([dbt_executable(), "run", "--select", *INCREMENTAL, "--project-dir", str(DBT_PROJECT_DIR),
+                           "--profiles-dir", str(DBT_PROJECT_DIR)],
+                          env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=1200)
+    assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
+
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        spark = conn.cursor()
+        after = {table: partition_files(spark, table) for table in SHARDS}
+    changed = {table: {part for part in set(before[table]) | set(after[table])
+                       if before[table].get(part) != after[table].get(part)} for table in SHARDS}
+    assert all(parts <= visit_days for parts in changed.values()), changed
+    assert any(f"event_day={day}" in parts for parts in changed.values()), changed
+    assert any(set(before[table]) - visit_days for table in SHARDS), "no other day to stay unchanged"
+
+    with psycopg.connect(url) as db:
+        assert db.execute("select count(*) from intermediate.int_visits where visit_start >= %s and visit_start <= %s",
+                          (first, last)).fetchone()[0] == 1
+    for model in ["intermediate.int_events_sessionized", "intermediate.int_visits", "marts.fct_events",
+                  "marts.fct_pageviews"]:
+        compare(spark_build, model, MODELS[model])
