@@ -4,8 +4,6 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
-import { api, data } from "../../api/client";
-import type { Question } from "../../api/models";
 import { downloadAnalysisCsv } from "../../api/statementRun";
 import { Button } from "../../ui/Button";
 import { ErrorMessage } from "../../ui/ErrorMessage";
@@ -13,7 +11,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
-import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
+import { QUESTIONS_KEY, questionQuery, saveQuestion } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import styles from "../question-builder/QuestionBuilderPage.module.css";
 import { ResultPanel } from "../results/ResultPanel";
@@ -66,9 +64,7 @@ export default function AnalysisPage() {
       visualization: (spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) as Record<string, never>,
       ...(folderId ? { folder_id: folderId } : {}),
     };
-    const saved = (question.data?.question_id
-      ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: question.data.question_id } }, body: body as never }))
-      : await data(api.POST("/questions", { body: body as never }))) as Question;
+    const saved = await saveQuestion(question.data?.question_id, body as never);
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });

@@ -3,6 +3,7 @@
 // of every screen (by folder, by search, all of them) read again.
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
+import type { components } from "../../api/schema";
 
 export const FOLDERS_KEY = ["folders"] as const;
 export const QUESTIONS_KEY = ["questions"] as const;
@@ -37,3 +38,10 @@ export const questionColumnsQuery = (questionId: number) => queryOptions({
   }))).columns.map((column) => column.name),
   staleTime: 60_000,
 });
+
+/** Saves a question from any editor (SQL, builder, analysis): a change of `questionId`, else a new one. */
+export async function saveQuestion(questionId: number | undefined, body: components["schemas"]["NewQuestion"]) {
+  return questionId
+    ? data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: questionId } }, body }))
+    : data(api.POST("/questions", { body }));
+}

@@ -14,7 +14,7 @@ import { QuestionSendingButtons } from "../subscriptions/AlertsButton";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
-import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
+import { QUESTIONS_KEY, questionQuery, saveQuestion } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import { schemaQuery } from "../data/dataQueries";
 import { ResultPanel } from "../results/ResultPanel";
@@ -96,9 +96,7 @@ export default function QuestionBuilderPage() {
       visualization: (spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) as Record<string, never>,
       ...(folderId ? { folder_id: folderId } : {}),
     };
-    const saved = question.data?.question_id
-      ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: question.data.question_id } }, body: body as never }))
-      : await data(api.POST("/questions", { body: body as never }));
+    const saved = await saveQuestion(question.data?.question_id, body as never);
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });

@@ -11,7 +11,7 @@ import { PageHeader } from "../../ui/PageHeader";
 import { PinButton } from "../home/PinButton";
 import { QuestionSendingButtons } from "../subscriptions/AlertsButton";
 import { SaveQuestionDialog } from "../browse/SaveQuestionDialog";
-import { QUESTIONS_KEY, questionQuery } from "../browse/browseQueries";
+import { QUESTIONS_KEY, questionQuery, saveQuestion } from "../browse/browseQueries";
 import { readSpec, type ChartSpec } from "../charts/chartSpec";
 import { ResultPanel } from "../results/ResultPanel";
 import { QuestionTheme } from "../themes/QuestionTheme";
@@ -93,9 +93,7 @@ export default function SqlEditorPage() {
       ...(folderId ? { folder_id: folderId } : {}),
     };
     const editing = question.data && question.data.question_id;
-    const savedQuestion = editing
-      ? await data(api.PATCH("/questions/{question_id}", { params: { path: { question_id: editing } }, body }))
-      : await data(api.POST("/questions", { body }));
+    const savedQuestion = await saveQuestion(editing || undefined, body);
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
