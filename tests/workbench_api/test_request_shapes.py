@@ -61,7 +61,7 @@ def _refusal(shape, body) -> tuple[int, str, str, dict]:
     (NewMetric, {"model_id": 1, "name": "m", "aggregation": "sum", "dimensions": ["a"] * 21},
      "dimensions must be a list of non-empty strings.", "dimensions"),
     (NewGroup, {"name": "g", "description": "d" * 2001}, "description must be at most 2000 characters.", "description"),
-    (NewQuestion, {"name": "q", "kind": "chart"}, "kind must be one of sql, builder.", "kind"),
+    (NewQuestion, {"name": "q", "kind": "chart"}, "kind must be one of sql, builder, analysis.", "kind"),
     (QuestionChange, {"variables": ["since"]}, "variables must be a JSON object.", "variables"),
     (QuestionChange, {"visualization": None}, "visualization may not be null.", "visualization"),
     (QuestionChange, {"sql": "x" * 100_001}, "sql must be at most 100000 characters.", "sql"),
