@@ -14,18 +14,19 @@ a whole number may be written `110.0` (JSON Schema counts it as an integer) but 
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
 from annotated_types import Ge, Le, MaxLen, MinLen
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from pipelines.admin.validation import whole_number
 from pipelines.text_rules import storable
 from workbench_app.errors import invalid
-from workbench_app.input_checks import MAX_ID, body_object
+from workbench_app.input_checks import MAX_ID, body_object, single_query_value
 from workbench_app.openapi_vocabulary import TEXT_NO_NUL
 
 Shape = TypeVar("Shape", bound="RequestShape")
@@ -179,10 +180,118 @@ def _refusal(shape: type[RequestShape], body: dict, error: dict):
     if kind in ("whole_number", "greater_than_equal", "less_than_equal"):
         minimum, maximum = _bounds(shape, field)
         return invalid(f"{name} must be a whole number between {minimum} and {maximum}.", field=name)
+    if kind == "not_date":
+        return invalid(f"{name} must be a date (YYYY-MM-DD).", field=name)
     if kind == "bool_type":
         return invalid(f"{name} must be true or false.", field=name)
     if kind == "list_type":
         return invalid(f"{name} must be a list.", field=name)
     if kind == "dict_type":
+        return invalid(f"{name} must be a JSON object.", field=name)
+    return invalid("A value in the request is not acceptable.", field=name)
+
+
+# A GET's query parameters, declared once as a model too: `query_parameters` documents them,
+# `validated_query` reads them (each given at most once) with the refusals of the body's fields.
+
+class QueryShape(RequestShape):
+    """The query parameters of a GET: text as given, numbers and dates written as text."""
+
+
+_QUERY_WHOLE = re.compile(r"-?[0-9]{1,19}\Z")
+
+
+def _query_whole(value: Any) -> Any:
+    if isinstance(value, str) and _QUERY_WHOLE.match(value):
+        return int(value)
+    raise PydanticCustomError("whole_number", "")
+
+
+def _query_date(value: Any) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise PydanticCustomError("not_date", "") from None
+
+
+def QueryNumber(minimum: int = 1, maximum: int = MAX_ID) -> Any:  # noqa: N802
+    """A whole number from `minimum` to `maximum`, written in the query."""
+    return Annotated[int, Field(ge=minimum, le=maximum), BeforeValidator(_query_whole)]
+
+
+QueryDate = Annotated[dt.date, BeforeValidator(_query_date), WithJsonSchema({"type": "string", "format": "date"})]
+# true or false, as written in a query (anything else is refused, never read as false).
+QueryFlag = Literal["false", "true"]
+
+
+def validated_query(shape: type[Shape], args: Any) -> Shape:
+    """The query's parameters as the model (a repeated one is refused, never half read)."""
+    names = [info.alias or name for name, info in shape.model_fields.items()]
+    return validated(shape, {name: value for name in names if (value := single_query_value(args, name)) is not None})
+
+
+def query_parameters(shape: type[QueryShape]) -> dict[str, dict[str, Any]]:
+    """The model's parameters as the document describes them (name -> schema)."""
+    properties = shape.model_json_schema(mode="validation")["properties"]
+    return {name: {key: value for key, value in schema.items() if key != "title" and (key, value) != ("default", None)}
+            for name, schema in properties.items()}
+
+
+# Definitions: JSON documents nested in a request (a builder's, an analysis'), checked by their own
+# models so that a refusal names the part at fault (`builder.filters[2].value`), not only the field.
+
+class DefinitionPart(BaseModel):
+    """A part of a definition: strict types, unknown fields refused (a misspelt bound must not pass)."""
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+
+def _definition_path(prefix: str, location: tuple[Any, ...], tags: tuple[str, ...]) -> str:
+    """`prefix.part[2].name` for pydantic's location, without the tags of the unions it went through."""
+    text = prefix
+    for part in location:
+        if part in tags or part == "[key]":
+            continue
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += "." + str(part).removesuffix("_")
+    return text
+
+
+def definition_refusal(prefix: str, error: dict[str, Any], tags: tuple[str, ...] = ()):
+    """Pydantic's first error in a definition, in the catalogues' words, at the part's path."""
+    name = _definition_path(prefix, tuple(error["loc"]), tags)
+    kind, context = error["type"], error.get("ctx") or {}
+    if kind == "refused":
+        return invalid(context["message"], field=name, **context["details"])
+    if kind == "missing":
+        return invalid(f"{name} is required.", field=name)
+    if kind == "extra_forbidden":
+        return invalid(f"{name} is not a field of this definition.", field=name)
+    if kind == "literal_error":
+        choices = [choice.strip().strip("'") for choice in str(context.get("expected", "")).replace(" or ", ", ").split(",")]
+        return invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=choices)
+    if kind == "greater_than_equal":
+        return invalid(f"{name} must be at least {context['ge']}.", field=name)
+    if kind == "less_than_equal":
+        return invalid(f"{name} must be at most {context['le']}.", field=name)
+    if kind in ("whole_number", "int_type"):
+        return invalid(f"{name} must be a whole number.", field=name)
+    if kind in ("too_short", "too_long"):
+        return invalid(f"{name} has too few or too many items.", field=name,
+                       minimum=context.get("min_length"), maximum=context.get("max_length"))
+    if kind == "string_too_short":
+        return invalid(f"{name} may not be empty.", field=name)
+    if kind == "string_too_long":
+        return invalid(f"{name} must be at most {context['max_length']} characters.", field=name)
+    if kind == "string_type":
+        return invalid(f"{name} must be a string.", field=name)
+    if kind == "blank_text":
+        return invalid(f"{name} may not be empty.", field=name)
+    if kind == "unstorable_text":
+        return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
+    if kind == "list_type":
+        return invalid(f"{name} must be a list.", field=name)
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
         return invalid(f"{name} must be a JSON object.", field=name)
     return invalid("A value in the request is not acceptable.", field=name)

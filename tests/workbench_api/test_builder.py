@@ -160,14 +160,14 @@ def test_every_refusal_names_the_field(admin, more_tables):
         "builder.filters[0].value": {"table": PAGE_VIEWS, "filters": [{"column": "page", "operator": "in", "value": []}]},
         "builder.filters[1].value": {"table": PAGE_VIEWS, "filters": [
             {"column": "page", "operator": "is empty"}, {"column": "page", "operator": "between", "value": [1]}]},
-        "builder.filters[0]": {"table": PAGE_VIEWS, "filters": [{"column": "page", "operator": "like"}]},
+        "builder.filters[0].operator": {"table": PAGE_VIEWS, "filters": [{"column": "page", "operator": "like"}]},
         "builder.filters[0].from": {"table": PAGE_VIEWS, "filters": [
             {"column": "page", "from": "join", "operator": "is null"}]},
         "builder.join.kind": {"table": PAGE_VIEWS, "join": {"table": PAGES, "kind": "cross", "on": []}},
         "builder.join.on": {"table": PAGE_VIEWS, "join": {"table": PAGES, "on": []}},
         "builder.join.table.table": {"table": PAGE_VIEWS, "join": {"table": {**PAGES, "table": ""},
                                                                    "on": [{"left": "a", "right": "b"}]}},
-        "builder.aggregations[0]": {"table": PAGE_VIEWS, "aggregations": [{"function": "median"}]},
+        "builder.aggregations[0].function": {"table": PAGE_VIEWS, "aggregations": [{"function": "median"}]},
         "builder.order_by[0].alias": {"table": PAGE_VIEWS, "order_by": [{"alias": "nope"}]},
         "builder.limit": {"table": PAGE_VIEWS, "limit": 0},
     }

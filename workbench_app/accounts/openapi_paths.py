@@ -10,7 +10,8 @@ from workbench_app.accounts.shapes import (Credentials, FirstAdministrator, Grou
                                            NewToken, NewUser, PasswordLink, PasswordLinkFor, PasswordLinkRequest,
                                            PasswordLinkToken, ProfileChange, Session, Settings, SettingsChange, SetupState,
                                            SignIn, Token, TokenList, TokenRequest, User, UserAttributes, UserAttributesSet,
-                                           UserChange, UserList)
+                                           TokensQuery, UserChange, UserList)
+from workbench_app.request_shapes import query_parameters
 
 ANSWERS = (User, UserList, Group, GroupList, UserAttributesSet, Session, SetupState, Token, TokenList, NewToken,
            PasswordLink, PasswordLinkFor, Settings)
@@ -74,8 +75,7 @@ def paths(op, also) -> dict[str, Any]:
         "/users/{user_id}/attributes": {"put": _person_only(op(
             "Set a user's attributes", "accounts", params=("user_id",), result=_ref("UserAttributesSet"),
             body=model_body(UserAttributes)))},
-        "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query={"all": {
-                        "type": "boolean", "description": "Administrators: everyone's tokens, with owner_email."}}),
+        "/tokens": {"get": op("List my tokens", "tokens", result=_ref("TokenList"), query=query_parameters(TokensQuery)),
                     "post": op("Create a token", "tokens", ok=201, result=_ref("NewToken"), body=model_body(TokenRequest))},
         "/settings": {"get": op("Get the settings", "settings", result=_ref("Settings")),
                       "patch": op("Update the settings", "settings", result=_ref("Settings"),

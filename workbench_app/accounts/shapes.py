@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field, WithJsonSchema, create_model
 from workbench_app.accounts.instance_settings import LOCALES, SHARING_LIMITS
 from workbench_app.accounts.password_links import PURPOSES as PASSWORD_PURPOSES
 from workbench_app.answer_shapes import AnswerShape
-from workbench_app.request_shapes import RequestShape, Text, WholeNumber
+from workbench_app.request_shapes import QueryFlag, QueryShape, RequestShape, Text, WholeNumber
 
 
 class Group(AnswerShape):
@@ -227,3 +227,8 @@ Settings = create_model(
     public_sharing=(bool, Field(description=_SAID["public_sharing"])),
     external_recipients=(bool, Field(description=_SAID["external_recipients"])),
     **{name: (Annotated[int, Field(ge=low, le=high)], ...) for name, (low, high) in SHARING_LIMITS.items()})
+
+
+class TokensQuery(QueryShape):
+    all: QueryFlag = "false"
+    """Administrators: everyone's tokens, with owner_email."""

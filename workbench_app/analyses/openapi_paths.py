@@ -14,10 +14,9 @@ SCHEMAS: dict[str, Any] = {
     "AnalysisDefinition": {
         "description": "A funnel, a path or a retention analysis (see workbench_app/analyses/compiler.py for "
                        "the columns each answers).",
-        "oneOf": [_ref(model.__name__) for model in DEFINITIONS],
-        "discriminator": {"propertyName": "kind", "mapping": {
-            kind: f"#/components/schemas/{model.__name__}"
-            for kind, model in zip(("funnel", "path", "retention"), DEFINITIONS)}}},
+        # No discriminator object: each one's `kind` is a constant already, and generated clients
+        # (openapi-typescript) would otherwise drop `kind` from the fields that refer to it.
+        "oneOf": [_ref(model.__name__) for model in DEFINITIONS]},
 }
 
 

@@ -11,10 +11,10 @@ import datetime as dt
 import uuid
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema, model_validator
 
 from workbench_app.errors import invalid
-from workbench_app.request_shapes import RequestShape, Text, WholeNumber, refused
+from workbench_app.request_shapes import DefinitionPart, RequestShape, Text, WholeNumber, definition_refusal, refused
 from workbench_app.statements.shapes import RowLimit, StatementId
 
 MAX_STEPS = 10  # a funnel's steps
@@ -29,11 +29,6 @@ MAX_WINDOW_DAYS = 90
 Pattern = Text(500, allow_empty=False)
 
 
-class _Part(BaseModel):
-    """A part of a definition: strict types, unknown fields refused (a misspelt bound must not pass)."""
-    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
-
-
 def _date(value: Any) -> dt.date:
     if not isinstance(value, str):
         raise refused("A date is written YYYY-MM-DD.")
@@ -46,7 +41,7 @@ def _date(value: Any) -> dt.date:
 IsoDate = Annotated[str, Field(json_schema_extra={"format": "date"})]
 
 
-class DateRange(_Part):
+class DateRange(DefinitionPart):
     """Either `from` and `to` (days, both included, UTC) or the `last` n whole days, weeks or months
     before the current one (a saved analysis stays relative)."""
     from_: IsoDate | None = Field(None, alias="from")
@@ -71,20 +66,20 @@ class DateRange(_Part):
         return self
 
 
-class PropertyCondition(_Part):
+class PropertyCondition(DefinitionPart):
     """A condition on one of the event's properties (`props`), compared as text."""
     key: Text(128, allow_empty=False)
     operator: Literal["=", "!=", "contains"] = "="
     value: Text(500)
 
 
-class EventMatch(_Part):
+class EventMatch(DefinitionPart):
     """An event by name, with conditions on its properties."""
     event: Text(200, allow_empty=False)
     properties: Annotated[list[PropertyCondition], Field(max_length=MAX_PROPERTIES)] = []
 
 
-class FunnelStep(_Part):
+class FunnelStep(DefinitionPart):
     """A page view whose path matches `page` (`*` stands for any characters), or an event."""
     page: Pattern | None = None
     event: Text(200, allow_empty=False) | None = None
@@ -102,7 +97,7 @@ class FunnelStep(_Part):
         return self
 
 
-class ConversionWindow(_Part):
+class ConversionWindow(DefinitionPart):
     """The most time from the first step to the last."""
     amount: WholeNumber(1, 10_000)
     unit: Literal["minute", "hour", "day"]
@@ -117,7 +112,7 @@ class ConversionWindow(_Part):
 SiteId = Annotated[str | None, Field(json_schema_extra={"format": "uuid"})]
 
 
-class _Analysis(_Part):
+class _Analysis(DefinitionPart):
     site_id: SiteId = None
     """The site (every site the caller may read when left out)."""
     date_range: DateRange
@@ -180,20 +175,6 @@ DEFINITIONS = (FunnelDefinition, PathDefinition, RetentionDefinition)
 AnalysisDefinition = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/AnalysisDefinition"}]})]
 
 
-def _path(prefix: str, location: tuple[Any, ...]) -> str:
-    text = prefix
-    for index, part in enumerate(location):
-        if index == 0 and part in ("funnel", "path", "retention"):
-            continue  # the union's tag
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif part == "from_":
-            text += ".from"
-        else:
-            text += f".{part}"
-    return text
-
-
 def definition(value: Any, field: str = "analysis") -> FunnelDefinition | PathDefinition | RetentionDefinition:
     """The definition as its model, or the refusal of its first fault (naming the part at fault)."""
     if not isinstance(value, dict):
@@ -204,47 +185,7 @@ def definition(value: Any, field: str = "analysis") -> FunnelDefinition | PathDe
     try:
         return _ADAPTER.validate_python(value)
     except ValidationError as error:
-        raise _refusal(field, error.errors()[0]) from None
-
-
-def _refusal(prefix: str, error: dict[str, Any]):
-    """Pydantic's error in the catalogues' words, at the part's path."""
-    location = tuple(error["loc"])
-    if location and location[-1] == "[key]":
-        location = location[:-1]
-    name = _path(prefix, location)
-    kind, context = error["type"], error.get("ctx") or {}
-    if kind == "refused":
-        return invalid(context["message"], field=name, **context["details"])
-    if kind == "missing":
-        return invalid(f"{name} is required.", field=name)
-    if kind == "extra_forbidden":
-        return invalid(f"{name} is not a field of this definition.", field=name)
-    if kind == "literal_error":
-        choices = [choice.strip().strip("'") for choice in str(context.get("expected", "")).replace(" or ", ", ").split(",")]
-        return invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=choices)
-    if kind == "greater_than_equal":
-        return invalid(f"{name} must be at least {context['ge']}.", field=name)
-    if kind == "less_than_equal":
-        return invalid(f"{name} must be at most {context['le']}.", field=name)
-    if kind in ("whole_number", "int_type"):
-        return invalid(f"{name} must be a whole number.", field=name)
-    if kind in ("too_short", "too_long"):
-        return invalid(f"{name} has too few or too many items.", field=name,
-                       minimum=context.get("min_length"), maximum=context.get("max_length"))
-    if kind == "string_too_long":
-        return invalid(f"{name} must be at most {context['max_length']} characters.", field=name)
-    if kind == "string_type":
-        return invalid(f"{name} must be a string.", field=name)
-    if kind == "blank_text":
-        return invalid(f"{name} may not be empty.", field=name)
-    if kind == "unstorable_text":
-        return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
-    if kind == "list_type":
-        return invalid(f"{name} must be a list.", field=name)
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        return invalid(f"{name} must be a JSON object.", field=name)
-    return invalid("A value in the request is not acceptable.", field=name)
+        raise definition_refusal(field, error.errors()[0], tags=("funnel", "path", "retention")) from None
 
 
 class AnalysisCompile(RequestShape):

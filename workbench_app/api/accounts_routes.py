@@ -5,10 +5,10 @@ from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.accounts import api_tokens, instance_settings, users
-from workbench_app.accounts.shapes import NewUser, ProfileChange, SignIn, TokenRequest, UserAttributes, UserChange
+from workbench_app.accounts.shapes import NewUser, ProfileChange, SignIn, TokenRequest, UserAttributes, UserChange, TokensQuery
 from workbench_app.api.authentication import identity, json_body, password_sign_in, require_admin, services
 from workbench_app.api.public_views import public
-from workbench_app.request_shapes import validated
+from workbench_app.request_shapes import validated, validated_query
 
 blueprint = Blueprint("accounts", __name__)
 
@@ -82,7 +82,7 @@ def set_attributes(user_id):
 def list_tokens():
     """The caller's tokens; with `all=true`, everyone's with their owner's e-mail (administrators)."""
     who = identity()
-    if check.query_choice(request.args, "all", ("true", "false")) != "true":
+    if validated_query(TokensQuery, request.args).all != "true":
         with services().transaction() as conn:
             return jsonify({"tokens": api_tokens.list_tokens(conn, who.user_id)})
     require_admin()

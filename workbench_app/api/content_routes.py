@@ -7,9 +7,9 @@ from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
 from workbench_app.content import folders, models_metrics, questions
 from workbench_app.home import site_reports
-from workbench_app.content.shapes import (FolderAccess, FolderName, MetricQuery, ModelChange, NewFolder, NewMetric,
+from workbench_app.content.shapes import (QuestionsQuery, FolderAccess, FolderName, MetricQuery, ModelChange, NewFolder, NewMetric,
                                           NewModel, NewQuestion, QuestionChange, QuestionDownload, QuestionRun)
-from workbench_app.request_shapes import validated
+from workbench_app.request_shapes import validated, validated_query
 from workbench_app.statements import csv_export
 from workbench_app.statements.query_runner import run_statement
 
@@ -67,11 +67,9 @@ def share_folder(folder_id, group_id):
 
 @blueprint.get("/questions")
 def list_questions():
-    folder = check.single_query_value(request.args, "folder_id")
-    folder_id = check.path_id(folder, "Folder") if folder is not None else None
+    query = validated_query(QuestionsQuery, request.args)
     with services().transaction() as conn:
-        return jsonify({"questions": questions.list_questions(conn, identity(), folder_id,
-                                                              check.query_text(request.args, "search") or None)})
+        return jsonify({"questions": questions.list_questions(conn, identity(), query.folder_id, query.search or None)})
 
 
 @blueprint.post("/questions")

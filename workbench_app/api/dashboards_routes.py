@@ -7,8 +7,8 @@ from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, require_admin, services
 from workbench_app.content import dashboards, result_cache
 from workbench_app.home import site_reports
-from workbench_app.content.shapes import CardRun, DashboardChange, NewDashboard
-from workbench_app.request_shapes import validated
+from workbench_app.content.shapes import CardRun, DashboardChange, NewDashboard, ValuesQuery
+from workbench_app.request_shapes import validated, validated_query
 from workbench_app.sharing import shared_view
 
 blueprint = Blueprint("dashboards", __name__)
@@ -86,4 +86,4 @@ def filter_values(dashboard_id, filter_id):
     """A one-of filter's values (at most 200, `?search=` narrows), read under the viewer's rights."""
     return jsonify(dashboards.filter_values_list(
         services(), identity(), check.path_id(dashboard_id, "Dashboard"), check.path_id(filter_id, "Filter"),
-        check.query_text(request.args, "search"), origin=origin()))
+        validated_query(ValuesQuery, request.args).search, origin=origin()))

@@ -8,10 +8,10 @@ from workbench_app.api.authentication import identity, json_body, origin, servic
 from workbench_app.content import builder
 from workbench_app.engine import EngineError, format_sql, inline_values
 from workbench_app.errors import not_found
-from workbench_app.request_shapes import validated
+from workbench_app.request_shapes import validated, validated_query
 from workbench_app.statements import csv_export, native_sql, schema_browser
 from workbench_app.statements.query_runner import cancel, engine_refusal, open_session, run_for, run_statement
-from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete, SqlDownload, SqlRun,
+from workbench_app.statements.shapes import (SchemaQuery, BuilderCompile, BuilderRun, NativeSql, SqlAutocomplete, SqlDownload, SqlRun,
                                              SqlToFormat, StatementCancel)
 
 blueprint = Blueprint("query", __name__)
@@ -106,12 +106,11 @@ def datasources():
 
 @blueprint.get("/schema")
 def schema():
-    catalog = check.query_text(request.args, "catalog")
-    search = check.query_text(request.args, "search")
+    query = validated_query(SchemaQuery, request.args)
     session = open_session(services(), identity())
-    if search:
-        return jsonify({"tables": schema_browser.search(session, search)})
-    return jsonify({"tables": schema_browser.tables(session, catalog)})
+    if query.search:
+        return jsonify({"tables": schema_browser.search(session, query.search)})
+    return jsonify({"tables": schema_browser.tables(session, query.catalog)})
 
 
 @blueprint.get("/schema/tables/<path:name>")

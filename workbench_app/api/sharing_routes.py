@@ -11,7 +11,8 @@ from workbench_app.api.authentication import identity, json_body, require_admin,
 from workbench_app.api.public_views import public
 from workbench_app.errors import WorkbenchError, not_found
 from workbench_app.printing.pdf_request import pdf_response, requested_filters, requested_orientation
-from workbench_app.request_shapes import validated
+from workbench_app.content.shapes import ValuesQuery
+from workbench_app.request_shapes import validated, validated_query
 from workbench_app.sharing import embedding_secrets, public_links, request_throttle, shared_view
 from workbench_app.sharing.shapes import CardFilters, EmbeddingSecretRequest, PublicLinkRequest
 from workbench_app.sharing.shared_pdf import shared_pdf
@@ -137,7 +138,7 @@ def public_card_csv(link_token, card_id):
 def public_filter_values(link_token, filter_id):
     view = _public_view(link_token)
     return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
-                                             check.query_text(request.args, "search")))
+                                             validated_query(ValuesQuery, request.args).search))
 
 
 @public
@@ -185,4 +186,4 @@ def embed_pdf():
 def embed_filter_values(filter_id):
     view = _embed_view()
     return jsonify(shared_view.filter_values(services(), view, check.path_id(filter_id, "Filter"),
-                                             check.query_text(request.args, "search")))
+                                             validated_query(ValuesQuery, request.args).search))

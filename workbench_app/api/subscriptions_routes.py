@@ -10,9 +10,9 @@ from flask import Blueprint, jsonify, request
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, require_admin, services
 from workbench_app.deliveries.schedules import Schedule
-from workbench_app.request_shapes import validated
+from workbench_app.request_shapes import validated, validated_query
 from workbench_app.subscriptions import mail_settings, sending, store
-from workbench_app.subscriptions.shapes import (AlertChange, MailServerChange, NewAlert, NewSubscription,
+from workbench_app.subscriptions.shapes import (AlertsQuery, SubscriptionsQuery, AlertChange, MailServerChange, NewAlert, NewSubscription,
                                                 SubscriptionChange)
 
 blueprint = Blueprint("subscriptions", __name__)
@@ -29,12 +29,10 @@ def _body(shape):
 @blueprint.get("/subscriptions")
 def list_subscriptions():
     """The caller's subscriptions; `?all=true`, an administrator's list of everyone's."""
-    kind = check.query_choice(request.args, "target_kind", ("dashboard", "question"))
-    target = check.single_query_value(request.args, "target_id")
-    everyone = check.query_choice(request.args, "all", ("true", "false")) == "true"
+    query = validated_query(SubscriptionsQuery, request.args)
     with services().transaction() as conn:
         return jsonify({"subscriptions": store.list_subscriptions(
-            conn, identity(), kind, check.path_id(target, "Target") if target is not None else None, everyone)})
+            conn, identity(), query.target_kind, query.target_id, query.all == "true")})
 
 
 @blueprint.post("/subscriptions")
@@ -84,11 +82,9 @@ def send_subscription(subscription_id):
 @blueprint.get("/alerts")
 def list_alerts():
     """The caller's alerts; `?all=true`, an administrator's list of everyone's."""
-    question = check.single_query_value(request.args, "question_id")
-    everyone = check.query_choice(request.args, "all", ("true", "false")) == "true"
+    query = validated_query(AlertsQuery, request.args)
     with services().transaction() as conn:
-        return jsonify({"alerts": store.list_alerts(
-            conn, identity(), check.path_id(question, "Question") if question is not None else None, everyone)})
+        return jsonify({"alerts": store.list_alerts(conn, identity(), query.question_id, query.all == "true")})
 
 
 @blueprint.post("/alerts")

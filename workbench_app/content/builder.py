@@ -1,5 +1,7 @@
 """The question builder's definition (pick a table, filter, summarize, join) compiled to SQL.
 
+The definition is checked by its models (statements/builder_definition.py), which also make its
+OpenAPI components; the rules that depend on the operator are checked here, as it compiles.
 Names are emitted as quoted identifiers and values as `{{variables}}` bound by the engine, so a
 builder definition can never inject SQL; the compiled statement then goes through the same
 permission rewrite as any other. Every refusal is a 400 `invalid_input` whose `details.field` names
@@ -47,35 +49,21 @@ from sqlglot import exp
 
 from workbench_app.engine import DIALECT
 from workbench_app.errors import invalid
+from workbench_app.statements.builder_definition import (UNITS, BuilderAggregation, BuilderBreakout, BuilderDefinition,
+                                                         BuilderFilter, BuilderOrder, BuilderTable, builder_definition)
 
-COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
-OPERATORS = COMPARISONS + ("is null", "is not null", "is empty", "is not empty", "contains", "starts with",
-                           "in", "between", "relative")
-FUNCTIONS = ("count", "count_distinct", "sum", "avg", "min", "max")
-UNITS = ("hour", "day", "week", "month", "quarter", "year")
-JOIN_KINDS = ("inner", "left")
-MAX_LIMIT = 100_000
 MAX_LIST = 1_000
 MAX_RELATIVE = 100_000
 BASE, JOINED = "base", "join"
-
-
-def _identifier(value: Any, field: str) -> exp.Identifier:
-    if not isinstance(value, str) or not value or len(value) > 128 or "\x00" in value:
-        raise invalid(f"{field} must be a non-empty name (at most 128 characters).", field=field)
-    return exp.to_identifier(value, quoted=True)
 
 
 def _quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect=DIALECT)
 
 
-def _table(value: Any, field: str) -> exp.Table:
-    if not isinstance(value, dict):
-        raise invalid(f"{field} must be an object with catalog, schema and table.", field=field)
-    return exp.Table(this=_identifier(value.get("table"), f"{field}.table"),
-                     db=_identifier(value.get("schema"), f"{field}.schema"),
-                     catalog=_identifier(value.get("catalog"), f"{field}.catalog"))
+def _table(table: BuilderTable) -> str:
+    return exp.Table(this=exp.to_identifier(table.table, quoted=True), db=exp.to_identifier(table.schema_, quoted=True),
+                     catalog=exp.to_identifier(table.catalog, quoted=True)).sql(dialect=DIALECT)
 
 
 def _value_type(value: Any, field: str) -> str:
@@ -93,60 +81,42 @@ def _value_type(value: Any, field: str) -> str:
 class _Compiler:
     """One definition's compilation: the SQL pieces and the variables they bind."""
 
-    def __init__(self, definition: dict[str, Any]):
+    def __init__(self, definition: BuilderDefinition):
         self.definition = definition
         self.types: dict[str, str] = {}
         self.values: dict[str, Any] = {}
-        self.joined = definition.get("join") is not None
+        self.joined = definition.join is not None
 
     def bind(self, name: str, kind: str, value: Any) -> str:
         self.types[name], self.values[name] = kind, value
         return "{{" + name + "}}"
 
-    def column(self, item: dict[str, Any], field: str, key: str = "column") -> tuple[str, str]:
-        """(SQL of the column, its output name) for `{"column", "from"?}`."""
-        name = _identifier(item.get(key), f"{field}.{key}")
-        side = item.get("from", BASE)
-        if side not in (BASE, JOINED):
-            raise invalid('from is "base" (the picked table) or "join" (the joined table).', field=f"{field}.from")
+    def column(self, name: str, side: str, field: str) -> tuple[str, str]:
+        """(SQL of the column, its output name) for a column of the picked (`base`) or joined table."""
         if side == JOINED and not self.joined:
             raise invalid('from "join" needs a join in the definition.', field=f"{field}.from")
+        identifier = exp.to_identifier(name, quoted=True)
         if not self.joined:
-            return name.sql(dialect=DIALECT), name.this
-        sql = exp.Column(this=name, table=exp.to_identifier(side, quoted=True)).sql(dialect=DIALECT)
-        return sql, name.this if side == BASE else f"join_{name.this}"
+            return identifier.sql(dialect=DIALECT), name
+        sql = exp.Column(this=identifier, table=exp.to_identifier(side, quoted=True)).sql(dialect=DIALECT)
+        return sql, name if side == BASE else f"join_{name}"
 
     def source(self) -> str:
-        sql = _table(self.definition.get("table"), "builder.table").sql(dialect=DIALECT)
-        join = self.definition.get("join")
+        sql, join = _table(self.definition.table), self.definition.join
         if join is None:
             return sql
-        if not isinstance(join, dict):
-            raise invalid("builder.join must be an object with table, kind and on.", field="builder.join")
-        joined = _table(join.get("table"), "builder.join.table").sql(dialect=DIALECT)
-        kind = join.get("kind", "inner")
-        if kind not in JOIN_KINDS:
-            raise invalid("builder.join.kind is inner or left.", field="builder.join.kind")
-        pairs = join.get("on")
-        if not isinstance(pairs, list) or not 0 < len(pairs) <= 10:
-            raise invalid("builder.join.on must list 1 to 10 column pairs.", field="builder.join.on")
         conditions = []
-        for index, pair in enumerate(pairs):
-            field = f"builder.join.on[{index}]"
-            if not isinstance(pair, dict):
-                raise invalid("Each join pair is {left, right}.", field=field)
-            left, _ = self.column({"column": pair.get("left")}, f"{field}.left")
-            right, _ = self.column({"column": pair.get("right"), "from": JOINED}, f"{field}.right")
+        for index, pair in enumerate(join.on):
+            left, _ = self.column(pair.left, BASE, f"builder.join.on[{index}].left")
+            right, _ = self.column(pair.right, JOINED, f"builder.join.on[{index}].right")
             conditions.append(f"{left} = {right}")
-        return (f"{sql} AS {_quoted(BASE)} {kind.upper()} JOIN {joined} AS {_quoted(JOINED)} "
+        return (f"{sql} AS {_quoted(BASE)} {join.kind.upper()} JOIN {_table(join.table)} AS {_quoted(JOINED)} "
                 f"ON {' AND '.join(conditions)}")
 
-    def condition(self, index: int, item: Any) -> str:
+    def condition(self, index: int, item: BuilderFilter) -> str:
         field = f"builder.filters[{index}]"
-        if not isinstance(item, dict) or item.get("operator") not in OPERATORS:
-            raise invalid(f"Each filter has a column and an operator among {', '.join(OPERATORS)}.", field=field)
-        column, _ = self.column(item, field)
-        operator, value, name = item["operator"], item.get("value"), f"f{index}"
+        column, _ = self.column(item.column, item.from_, field)
+        operator, value, name = item.operator, item.value, f"f{index}"
         if operator in ("is null", "is not null"):
             return f"{column} {operator.upper()}"
         if operator == "is empty":
@@ -200,63 +170,44 @@ class _Compiler:
         amount = self.bind(name, "number", count)
         return f"({column} >= {end} - {amount} * INTERVAL 1 {unit.upper()} AND {column} < {end})"
 
-    def breakout(self, index: int, item: Any) -> tuple[str, str]:
+    def breakout(self, index: int, item: str | BuilderBreakout) -> tuple[str, str]:
         field = f"builder.breakouts[{index}]"
         if isinstance(item, str):
-            item = {"column": item}
-        if not isinstance(item, dict):
-            raise invalid("A breakout is a column name or {column, from, bucket}.", field=field)
-        column, output = self.column(item, field)
-        bucket = item.get("bucket")
-        if bucket is None:
+            item = BuilderBreakout(column=item)
+        column, output = self.column(item.column, item.from_, field)
+        if item.bucket is None:
             # A joined column is named join_<column>, so it never collides with the picked table's.
-            return (column if output == item["column"] else f"{column} AS {_quoted(output)}"), output
-        if bucket not in UNITS:
-            raise invalid(f"bucket is one of {', '.join(UNITS)}.", field=f"{field}.bucket")
-        output = f"{output}_{bucket}"
-        return f"date_trunc('{bucket}', {column}) AS {_quoted(output)}", output
+            return (column if output == item.column else f"{column} AS {_quoted(output)}"), output
+        output = f"{output}_{item.bucket}"
+        return f"date_trunc('{item.bucket}', {column}) AS {_quoted(output)}", output
 
-    def aggregation(self, index: int, item: Any) -> tuple[str, str]:
-        field = f"builder.aggregations[{index}]"
-        if not isinstance(item, dict) or item.get("function") not in FUNCTIONS:
-            raise invalid(f"Each aggregation has a function among {', '.join(FUNCTIONS)}.", field=field)
-        function = item["function"]
-        if function == "count" and item.get("column") is None:
+    def aggregation(self, index: int, item: BuilderAggregation) -> tuple[str, str]:
+        if item.column is None:
             return 'count(*) AS "count"', "count"
-        column, output = self.column(item, field)
-        output = f"{function}_{output}"
-        call = f"count(DISTINCT {column})" if function == "count_distinct" else f"{function}({column})"
+        column, output = self.column(item.column, item.from_, f"builder.aggregations[{index}]")
+        output = f"{item.function}_{output}"
+        call = f"count(DISTINCT {column})" if item.function == "count_distinct" else f"{item.function}({column})"
         return f"{call} AS {_quoted(output)}", output
 
-    def order(self, index: int, item: Any, aliases: set[str]) -> str:
+    def order(self, index: int, item: BuilderOrder, aliases: set[str]) -> str:
         field = f"builder.order_by[{index}]"
-        if not isinstance(item, dict) or item.get("direction", "asc") not in ("asc", "desc"):
-            raise invalid("Each order_by has a column or an alias and a direction asc or desc.", field=field)
-        direction = item.get("direction", "asc").upper()
-        if "alias" in item:
-            if item["alias"] not in aliases:
+        direction = item.direction.upper()
+        if item.alias is not None:
+            if item.alias not in aliases:
                 raise invalid("alias names an aggregation or a time bucket of this definition.",
                               field=f"{field}.alias")
-            return f"{_quoted(item['alias'])} {direction}"
-        return f"{self.column(item, field)[0]} {direction}"
+            return f"{_quoted(item.alias)} {direction}"
+        return f"{self.column(item.column, item.from_, field)[0]} {direction}"
 
 
-def _list(definition: dict[str, Any], key: str, most: int) -> list[Any]:
-    value = definition.get(key) or []
-    if not isinstance(value, list) or len(value) > most:
-        raise invalid(f"builder.{key} must be a list (at most {most}).", field=f"builder.{key}")
-    return value
-
-
-def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
+def compile_definition(value: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
     """Return (SQL with {{variables}}, their types, their values) for a builder definition."""
-    if not isinstance(definition, dict):
-        raise invalid("builder must be a JSON object.", field="builder")
+    definition = builder_definition(value)
     compiler = _Compiler(definition)
     source = compiler.source()
-    conditions = [compiler.condition(i, item) for i, item in enumerate(_list(definition, "filters", 50))]
-    breakouts = [compiler.breakout(i, item) for i, item in enumerate(_list(definition, "breakouts", 20))]
-    aggregations = [compiler.aggregation(i, item) for i, item in enumerate(_list(definition, "aggregations", 20))]
+    conditions = [compiler.condition(i, item) for i, item in enumerate(definition.filters)]
+    breakouts = [compiler.breakout(i, item) for i, item in enumerate(definition.breakouts)]
+    aggregations = [compiler.aggregation(i, item) for i, item in enumerate(definition.aggregations)]
     select = [sql for sql, _ in breakouts + aggregations]
     sql = f"SELECT {', '.join(select) if select else '*'} FROM {source}"
     if conditions:
@@ -265,12 +216,9 @@ def compile_definition(definition: Any) -> tuple[str, dict[str, str], dict[str, 
         sql += " GROUP BY " + ", ".join(str(i + 1) for i in range(len(breakouts)))
     aliases = {output for _, output in aggregations} | {
         output for sql_text, output in breakouts if sql_text.startswith("date_trunc(")}
-    orders = [compiler.order(i, item, aliases) for i, item in enumerate(_list(definition, "order_by", 20))]
+    orders = [compiler.order(i, item, aliases) for i, item in enumerate(definition.order_by)]
     if orders:
         sql += " ORDER BY " + ", ".join(orders)
-    limit = definition.get("limit")
-    if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= MAX_LIMIT:
-            raise invalid(f"builder.limit must be a whole number from 1 to {MAX_LIMIT}.", field="builder.limit")
-        sql += f" LIMIT {limit}"
+    if definition.limit is not None:
+        sql += f" LIMIT {definition.limit}"
     return sql, compiler.types, compiler.values

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import ID as _ID, SHORT_TEXT as _TEXT, model_body, ref as _ref
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
 from workbench_app.content.shapes import (CardRun, Dashboard, DashboardCacheCounts, DashboardChange, DashboardList,
                                           FilterValues, Folder, FolderAccess, FolderList, FolderName, Metric, MetricList,
                                           MetricQuery, Model, ModelChange, ModelList, NewDashboard, NewFolder, NewMetric,
                                           NewModel, NewQuestion, Question, QuestionChange, QuestionDownload, QuestionList,
-                                          QuestionRun, ResultColumns)
+                                          QuestionRun, QuestionsQuery, ResultColumns, ValuesQuery)
+from workbench_app.request_shapes import query_parameters
 from workbench_app.statements.openapi_paths import csv_download as _csv
 
 ANSWERS = (Dashboard, DashboardList, Model, ModelList, Metric, MetricList, Question, QuestionList, Folder, FolderList,
@@ -33,7 +34,7 @@ def paths(op, also) -> dict[str, Any]:
         "/folders/{folder_id}/access/{group_id}": {"put": op("Share a folder", "folders",
                                                              params=("folder_id", "group_id"), result=_ref("Folder"),
                                                              body=model_body(FolderAccess))},
-        "/questions": {"get": op("List questions", "questions", result=_ref("QuestionList"), query={"folder_id": _ID, "search": _TEXT}),
+        "/questions": {"get": op("List questions", "questions", result=_ref("QuestionList"), query=query_parameters(QuestionsQuery)),
                        "post": op("Create a question", "questions", ok=201, result=_ref("Question"),
                                   body=model_body(NewQuestion))},
         "/questions/{question_id}": {"get": op("Get a question", "questions", params=("question_id",),
@@ -82,5 +83,5 @@ def paths(op, also) -> dict[str, Any]:
         "/dashboards/{dashboard_id}/filters/{filter_id}/values": {"get": op(
             "A one-of filter's values, read under the caller's rights (at most 200)", "dashboards",
             params=("dashboard_id", "filter_id"), result=_ref("FilterValues"),
-            query={"search": {**_TEXT, "description": "Values containing this (case-insensitive)."}})},
+            query=query_parameters(ValuesQuery))},
     }

@@ -9,11 +9,12 @@ from pydantic import Field, WithJsonSchema
 
 from workbench_app.analyses.shapes import AnalysisDefinition
 from workbench_app.answer_shapes import AnswerShape
-from workbench_app.request_shapes import Id, Identifier, RequestShape, Text, TextList, WholeNumber
+from workbench_app.request_shapes import (Id, Identifier, QueryNumber, QueryShape, RequestShape, Text, TextList,
+                                          WholeNumber)
 from workbench_app.content.dashboard_filters import FILTER_TYPES
 from workbench_app.content.folders import LEVELS
 from workbench_app.content.models_metrics import AGGREGATIONS
-from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderDefinition, ResultColumn, RowLimit,
+from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderField, ResultColumn, RowLimit,
                                              VariableValues)
 
 CardKind = Literal["question", "text", "heading"]
@@ -142,7 +143,7 @@ class Question(AnswerShape):
     name: str
     description: str
     kind: Literal["sql", "builder", "analysis"]
-    builder: BuilderDefinition | None
+    builder: BuilderField | None
     """The builder definition (null for another kind)."""
     analysis: AnalysisDefinition | None
     """The funnel, path or retention definition (null for another kind)."""
@@ -274,7 +275,7 @@ class QuestionChange(ContentChange):
     kind: Literal["sql", "builder", "analysis"] = None
     sql: Text(100_000) = None
     variables: Variables = None
-    builder: BuilderDefinition = None
+    builder: BuilderField = None
     analysis: AnalysisDefinition = None
     """A funnel, path or retention definition (kind "analysis")."""
     visualization: Visualization = None
@@ -323,3 +324,18 @@ class CardRun(RequestShape):
     filters: Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})] = {}
     """Filter values keyed by filter id or name: `{"country": "FR"}`."""
     row_limit: RowLimit = None
+
+
+# The query parameters of the content's lists.
+
+class QuestionsQuery(QueryShape):
+    folder_id: QueryNumber() = None
+    """The questions of this folder."""
+    search: Text() = None
+    """Questions whose name contains this (case-insensitive)."""
+
+
+class ValuesQuery(QueryShape):
+    """A one-of filter's values (the dashboard's, a public link's, an embedded dashboard's)."""
+    search: Text() = None
+    """Values containing this (case-insensitive)."""

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench_app.printing.pdf_request import PrintQuery
+from workbench_app.request_shapes import query_parameters
+
 _FILTER = {"type": "string", "maxLength": 1000, "pattern": "^[^\\x00]*$"}
 _QUEUE_FULL = ("429", "Too many PDFs are being printed at once: try again after Retry-After seconds")
 
@@ -11,7 +14,7 @@ _QUEUE_FULL = ("429", "Too many PDFs are being printed at once: try again after 
 def pdf_operation(op, also, summary: str, description: str, tag: str,
                   params: tuple[str, ...] = ()) -> dict[str, Any]:
     """A GET answering a PDF, with the orientation and the `f.<filter id>` filter values."""
-    operation = also(op(summary, tag, params=params, query={"orientation": {"enum": ["portrait", "landscape"]}}),
+    operation = also(op(summary, tag, params=params, query=query_parameters(PrintQuery)),
                      _QUEUE_FULL)
     operation["description"] = (f"{description} Filter values as in the viewer's URL: `f.<filter id>=value`. 503 "
                                 "when Chromium is not installed on the server or the printer is busy.")

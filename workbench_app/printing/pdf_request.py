@@ -7,13 +7,13 @@ theme's, and the answer is a download that no cache keeps.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
 import psycopg
 from flask import Response, request
 
 from workbench_app import input_checks as check
-from workbench_app.errors import invalid
+from workbench_app.request_shapes import QueryShape, validated_query
 from workbench_app.themes.resolution import effective_theme
 from workbench_app.themes.settings import ORIENTATIONS
 
@@ -26,11 +26,14 @@ def requested_filters() -> dict[str, str]:
             for name in request.args if name.startswith(FILTER_PREFIX)}
 
 
+class PrintQuery(QueryShape):
+    """A PDF's own query parameter (the filter values, `f.<filter id>`, are read apart: their names vary)."""
+    orientation: Literal[ORIENTATIONS] = None  # type: ignore[valid-type]
+    """Overrides the theme's page orientation."""
+
+
 def requested_orientation() -> str | None:
-    orientation = check.single_query_value(request.args, "orientation")
-    if orientation is not None and orientation not in ORIENTATIONS:
-        raise invalid("orientation must be portrait or landscape.", field="orientation")
-    return orientation
+    return validated_query(PrintQuery, request.args).orientation
 
 
 def theme_for(conn: psycopg.Connection, dashboard_id: int, orientation: str | None) -> dict[str, Any]:

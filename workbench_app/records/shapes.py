@@ -6,6 +6,31 @@ from typing import Any, Literal
 
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.records.query_history import ORIGINS
+from workbench_app.request_shapes import QueryDate, QueryFlag, QueryNumber, QueryShape, Text
+
+
+class _Page(QueryShape):
+    limit: QueryNumber(1, 1000) = 100
+    """The most entries answered, newest first."""
+    before: QueryNumber() = None
+    """Entries older than this one (its id): the next page."""
+
+
+class HistoryQuery(_Page):
+    origin: Literal[ORIGINS] = None  # type: ignore[valid-type]
+    all: QueryFlag = "false"
+    """Everyone's runs (administrators only; others get their own)."""
+
+
+class AuditQuery(_Page):
+    action: Text() = None
+    """Actions starting with this (`sign_in`, `token.created`)."""
+    actor: Text() = None
+    """Entries whose actor contains this (case-insensitive)."""
+    since: QueryDate = None
+    """From this UTC day."""
+    until: QueryDate = None
+    """Up to this UTC day, included."""
 
 
 class HistoryEntry(AnswerShape):

@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
+from workbench_app.content.shapes import ValuesQuery
 from workbench_app.printing.openapi_paths import pdf_operation
+from workbench_app.request_shapes import query_parameters
 from workbench_app.sharing.shapes import (CardFilters, EmbeddingSecretList, EmbeddingSecretRequest, NewEmbeddingSecret,
                                           NewPublicLink, PublicLink, PublicLinkList, PublicLinkRequest, SharedDashboard)
 
@@ -21,7 +23,6 @@ _LINK = {"name": "link_token", "in": "path", "required": True,
          "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,100}$"},
          "description": "The public link's secret, from its address /public/<link_token>."}
 _FILTER_ID = {"name": "filter_id", "in": "path", "required": True, "schema": _ID}
-_SEARCH = {"type": "string", "maxLength": 200, "description": "Values containing this (case-insensitive)."}
 _RATE = ("429", "rate_limited: the link answered its requests a minute; Retry-After says when to try again")
 
 
@@ -72,11 +73,11 @@ def paths(op, also) -> dict[str, Any]:
             [_EMBED_TOKEN], embed, no_pdf, also=also)},
         "/public/{link_token}/filters/{filter_id}/values": {"get": _shared(
             op("A one-of filter's values through a public link (at most 200)", "sharing",
-               result=_ref("FilterValues"), query={"search": _SEARCH}),
+               result=_ref("FilterValues"), query=query_parameters(ValuesQuery)),
             [_LINK, _FILTER_ID], public, _RATE, also=also)},
         "/embed/filters/{filter_id}/values": {"get": _shared(
             op("A one-of filter's values in an embedded dashboard (at most 200)", "sharing",
-               result=_ref("FilterValues"), query={"search": _SEARCH}),
+               result=_ref("FilterValues"), query=query_parameters(ValuesQuery)),
             [_EMBED_TOKEN, _FILTER_ID], embed, also=also)},
         "/embed/dashboard": {"get": _shared(op("Open an embedded dashboard", "sharing",
                                                result=_ref("SharedDashboard")), [_EMBED_TOKEN], embed, also=also)},

@@ -1,24 +1,23 @@
 """The statement path's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in): SQL
 runs, the builder, the schema browser; the answer and request components come from the models of
-`shapes.py`."""
+`shapes.py` and `builder_definition.py`."""
 from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import (SHORT_TEXT as _TEXT, STR as _STR, model_body, object_of as _object,
-                                              ref as _ref)
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
+from workbench_app.statements.builder_definition import BuilderDefinition
 from workbench_app.statements.shapes import (BuilderCompile, BuilderRun, Cancelling, CompiledBuilder, DatasourceList,
                                              FormattedSql, NativeSql, Preview, Result, SqlAutocomplete, SqlDownload, SqlRun,
-                                             SqlToFormat, StatementCancel, Suggestions, Table, TableList)
+                                             SchemaQuery, SqlToFormat, StatementCancel, Suggestions, Table, TableList)
+from workbench_app.request_shapes import query_parameters
 
 ANSWERS = (Result, Table, TableList, DatasourceList, Suggestions, FormattedSql, Cancelling, CompiledBuilder, Preview)
-REQUESTS = (SqlRun, SqlDownload, StatementCancel, NativeSql, SqlToFormat, SqlAutocomplete, BuilderCompile, BuilderRun)
+REQUESTS = (SqlRun, SqlDownload, StatementCancel, NativeSql, SqlToFormat, SqlAutocomplete, BuilderCompile, BuilderRun,
+            BuilderDefinition)
 _CSV = {"description": "CSV (RFC 4180, UTF-8): a header row then the rows; text cells that begin with =, +, -, @ "
                        "are prefixed with an apostrophe. `X-Truncated: true` when the export row bound cut it.",
         "content": {"text/csv": {"schema": {"type": "string"}}}}
-_COLUMN_REF = {"column": _STR, "from": {"enum": ["base", "join"], "default": "base"}}
-_UNIT = {"enum": ["hour", "day", "week", "month", "quarter", "year"]}
-_TABLE_REF = _object({"catalog": _STR, "schema": _STR, "table": _STR})
 
 
 def csv_download(operation: dict[str, Any]) -> dict[str, Any]:
@@ -28,33 +27,6 @@ def csv_download(operation: dict[str, Any]) -> dict[str, Any]:
 
 
 _csv = csv_download
-
-SCHEMAS: dict[str, Any] = {
-    "BuilderDefinition": {
-        "type": "object", "required": ["table"],
-        "description": "A question builder definition (see workbench_app/content/builder.py).",
-        "properties": {
-            "table": _TABLE_REF,
-            "join": _object({"table": _TABLE_REF, "kind": {"enum": ["inner", "left"], "default": "inner"},
-                             "on": {"type": "array", "minItems": 1, "maxItems": 10,
-                                    "items": _object({"left": _STR, "right": _STR})}}, optional=("kind",)),
-            "filters": {"type": "array", "maxItems": 50, "items": {
-                "type": "object", "required": ["column", "operator"], "properties": {
-                    **_COLUMN_REF, "operator": {"enum": [
-                        "=", "!=", "<", "<=", ">", ">=", "is null", "is not null", "is empty", "is not empty",
-                        "contains", "starts with", "in", "between", "relative"]},
-                    "value": {"description": "A value; a list for in (non-empty) and between (two); "
-                                             "{last, unit} or {current} for relative."}}}},
-            "breakouts": {"type": "array", "maxItems": 20, "items": {"oneOf": [
-                _STR, {"type": "object", "required": ["column"], "properties": {**_COLUMN_REF, "bucket": _UNIT}}]}},
-            "aggregations": {"type": "array", "maxItems": 20, "items": {
-                "type": "object", "required": ["function"], "properties": {
-                    **_COLUMN_REF, "function": {"enum": ["count", "count_distinct", "sum", "avg", "min", "max"]}}}},
-            "order_by": {"type": "array", "maxItems": 20, "items": {"type": "object", "properties": {
-                **_COLUMN_REF, "alias": _STR, "direction": {"enum": ["asc", "desc"]}}}},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100_000}}},
-}
-
 
 def paths(op, also) -> dict[str, Any]:
     """The paths, built with the document's own helpers (`_operation`, `_also`)."""
@@ -74,7 +46,7 @@ def paths(op, also) -> dict[str, Any]:
         "/sql/autocomplete": {"post": op("Autocomplete SQL", "sql", result=_ref("Suggestions"),
                                                 body=model_body(SqlAutocomplete))},
         "/datasources": {"get": op("List datasources", "schema", result=_ref("DatasourceList"))},
-        "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query={"catalog": _TEXT, "search": _TEXT})},
+        "/schema": {"get": op("Browse the schema", "schema", result=_ref("TableList"), query=query_parameters(SchemaQuery))},
         "/schema/tables/{name}": {"get": {**op("Describe a table", "schema", result=_ref("Table")), "parameters": [
             {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 400}}]}},
     }

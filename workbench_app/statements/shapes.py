@@ -12,7 +12,7 @@ from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.engine import VARIABLE_TYPES
 from workbench_app.permissions.shapes import Notice
-from workbench_app.request_shapes import RequestShape, Text, WholeNumber, refused
+from workbench_app.request_shapes import QueryShape, RequestShape, Text, WholeNumber, refused
 
 MAX_SQL = 100_000
 MAX_ROW_LIMIT = 1_000_000  # a run's rows (a CSV's bound is the export setting)
@@ -43,9 +43,10 @@ StatementId = Annotated[Text(64), AfterValidator(_statement_id), Field(
     json_schema_extra={"pattern": "^[A-Za-z0-9_-]{1,64}$"})]
 SqlText = Text(MAX_SQL)
 RowLimit = WholeNumber(1, MAX_ROW_LIMIT)
-# A builder definition (content/builder.py checks it and names the part that is wrong; a missing one
-# is "builder must be a JSON object."), so the model takes any value and the document says what it is.
-BuilderDefinition = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/BuilderDefinition"}]})]
+# A builder definition: its own models check it (builder_definition.py) and name the part that is wrong
+# (a missing one is "builder must be a JSON object."), so the request takes any value and the
+# document refers to the definition's component.
+BuilderField = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/BuilderDefinition"}]})]
 
 
 class SqlRun(RequestShape):
@@ -84,9 +85,16 @@ class SqlAutocomplete(RequestShape):
     """Where the suggestions are for (the end of the statement when left out)."""
 
 
+class SchemaQuery(QueryShape):
+    catalog: Text() = None
+    """The tables of this catalog (every catalog's when left out)."""
+    search: Text() = None
+    """Tables and columns whose name contains this, in every catalog."""
+
+
 class BuilderCompile(RequestShape):
     model_config = ConfigDict(json_schema_extra={"required": ["builder"]})
-    builder: BuilderDefinition = None
+    builder: BuilderField = None
 
 
 class BuilderRun(BuilderCompile):

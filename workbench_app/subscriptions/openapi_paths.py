@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
+from workbench_app.openapi_vocabulary import model_body, ref as _ref
 from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, MailServerChange,
                                                 MailServerSettings, MailTestOutcome, NewAlert, NewSubscription,
-                                                SendingOutcome, Subscription, SubscriptionChange, SubscriptionList)
+                                                SendingOutcome, Subscription, SubscriptionChange, SubscriptionList,
+                                                SubscriptionsQuery, AlertsQuery)
+from workbench_app.request_shapes import query_parameters
 
 ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome, MailServerSettings,
            MailTestOutcome)
@@ -22,9 +24,7 @@ def paths(op, also) -> dict[str, Any]:
     alert = ("alert_id",)
     return {
         "/subscriptions": {
-            "get": op("List subscriptions", "subscriptions", result=_ref("SubscriptionList"), query={
-                "target_kind": {"enum": ["dashboard", "question"]}, "target_id": _ID,
-                "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),
+            "get": op("List subscriptions", "subscriptions", result=_ref("SubscriptionList"), query=query_parameters(SubscriptionsQuery)),
             "post": also(op("Subscribe to a dashboard or a question", "subscriptions", ok=201,
                             body=model_body(NewSubscription), result=_ref("Subscription")), external)},
         "/subscriptions/{subscription_id}": {
@@ -38,8 +38,7 @@ def paths(op, also) -> dict[str, Any]:
             "post": op("Send a subscription now, to every recipient", "subscriptions", params=one,
                        result=_ref("SendingOutcome"))},
         "/alerts": {
-            "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query={
-                "question_id": _ID, "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),
+            "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query=query_parameters(AlertsQuery)),
             "post": also(op("Watch a question", "subscriptions", ok=201, body=model_body(NewAlert), result=_ref("Alert")),
                          external)},
         "/alerts/{alert_id}": {

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, Field
 from workbench_app.accounts.users import is_email_address
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.deliveries.schedules import Schedule
-from workbench_app.request_shapes import Id, RequestShape, Text, WholeNumber, refused
+from workbench_app.request_shapes import Id, QueryFlag, QueryNumber, QueryShape, RequestShape, Text, WholeNumber, refused
 
 MAX_RECIPIENTS = 50
 TargetKind = Literal["dashboard", "question"]
@@ -246,3 +246,16 @@ class MailServerSettings(AnswerShape):
 class MailTestOutcome(AnswerShape):
     sent_to: str
     """The address the test message went to: the caller's own."""
+
+
+class SubscriptionsQuery(QueryShape):
+    target_kind: Literal["dashboard", "question"] = None
+    target_id: QueryNumber() = None
+    all: QueryFlag = "false"
+    """Everyone's (administrators)."""
+
+
+class AlertsQuery(QueryShape):
+    question_id: QueryNumber() = None
+    all: QueryFlag = "false"
+    """Everyone's (administrators)."""

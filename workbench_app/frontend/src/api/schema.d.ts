@@ -1848,74 +1848,6 @@ export interface components {
                 details: unknown;
             };
         };
-        /** @description A question builder definition (see workbench_app/content/builder.py). */
-        BuilderDefinition: {
-            table: {
-                catalog: string;
-                schema: string;
-                table: string;
-            };
-            join?: {
-                table: {
-                    catalog: string;
-                    schema: string;
-                    table: string;
-                };
-                /**
-                 * @default inner
-                 * @enum {unknown}
-                 */
-                kind?: "inner" | "left";
-                on: {
-                    left: string;
-                    right: string;
-                }[];
-            };
-            filters?: {
-                column: string;
-                /**
-                 * @default base
-                 * @enum {unknown}
-                 */
-                from?: "base" | "join";
-                /** @enum {unknown} */
-                operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "is null" | "is not null" | "is empty" | "is not empty" | "contains" | "starts with" | "in" | "between" | "relative";
-                /** @description A value; a list for in (non-empty) and between (two); {last, unit} or {current} for relative. */
-                value?: unknown;
-            }[];
-            breakouts?: (string | {
-                column: string;
-                /**
-                 * @default base
-                 * @enum {unknown}
-                 */
-                from?: "base" | "join";
-                /** @enum {unknown} */
-                bucket?: "hour" | "day" | "week" | "month" | "quarter" | "year";
-            })[];
-            aggregations?: {
-                column?: string;
-                /**
-                 * @default base
-                 * @enum {unknown}
-                 */
-                from?: "base" | "join";
-                /** @enum {unknown} */
-                function: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
-            }[];
-            order_by?: {
-                column?: string;
-                /**
-                 * @default base
-                 * @enum {unknown}
-                 */
-                from?: "base" | "join";
-                alias?: string;
-                /** @enum {unknown} */
-                direction?: "asc" | "desc";
-            }[];
-            limit?: number;
-        };
         /** @description A funnel, a path or a retention analysis (see workbench_app/analyses/compiler.py for the columns each answers). */
         AnalysisDefinition: components["schemas"]["FunnelDefinition"] | components["schemas"]["PathDefinition"] | components["schemas"]["RetentionDefinition"];
         ThemeSettings: {
@@ -2614,7 +2546,7 @@ export interface components {
             /** @description The builder definition (null for another kind). */
             builder: components["schemas"]["BuilderDefinition"] | null;
             /** @description The funnel, path or retention definition (null for another kind). */
-            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind"> | null;
+            analysis: components["schemas"]["AnalysisDefinition"] | null;
             sql: string;
             variables: {
                 [key: string]: "text" | "number" | "date" | "list";
@@ -3020,11 +2952,11 @@ export interface components {
         };
         AnalysisCompile: {
             /** @description A funnel, path or retention definition. */
-            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+            analysis: components["schemas"]["AnalysisDefinition"];
         };
         AnalysisRun: {
             /** @description A funnel, path or retention definition. */
-            analysis: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+            analysis: components["schemas"]["AnalysisDefinition"];
             row_limit?: number;
             /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
             statement_id?: string;
@@ -3033,14 +2965,105 @@ export interface components {
             /** @description The person's message (Markdown). */
             content: string;
         };
+        BuilderAggregation: {
+            /** @enum {string} */
+            function: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            /** @description None for count: the rows. */
+            column?: string | null;
+            /**
+             * @default base
+             * @enum {string}
+             */
+            from?: "base" | "join";
+        };
+        BuilderBreakout: {
+            column: string;
+            /**
+             * @description The picked table (`base`) or the joined one (`join`, a definition with a join only).
+             * @default base
+             * @enum {string}
+             */
+            from?: "base" | "join";
+            /** @description Groups a date or time by this unit (`date_trunc`); the output is named `<column>_<bucket>`. */
+            bucket?: ("hour" | "day" | "week" | "month" | "quarter" | "year") | null;
+        };
         BuilderCompile: {
             builder: components["schemas"]["BuilderDefinition"];
+        };
+        /**
+         * @description A question of the builder: a table (and maybe a joined one), filters, a summary, an order and a
+         *     limit. Names are quoted and values bound, so a definition can never inject SQL.
+         */
+        BuilderDefinition: {
+            table: components["schemas"]["BuilderTable"];
+            join?: components["schemas"]["BuilderJoin"] | null;
+            /** @default [] */
+            filters?: components["schemas"]["BuilderFilter"][];
+            /** @default [] */
+            breakouts?: (string | components["schemas"]["BuilderBreakout"])[];
+            /** @default [] */
+            aggregations?: components["schemas"]["BuilderAggregation"][];
+            /** @default [] */
+            order_by?: components["schemas"]["BuilderOrder"][];
+            limit?: number | null;
+            /** @description The builder screen's own state, kept with a saved question and never compiled. */
+            state?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        BuilderFilter: {
+            column: string;
+            /**
+             * @description The picked table (`base`) or the joined one (`join`, a definition with a join only).
+             * @default base
+             * @enum {string}
+             */
+            from?: "base" | "join";
+            /** @enum {string} */
+            operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "is null" | "is not null" | "is empty" | "is not empty" | "contains" | "starts with" | "in" | "between" | "relative";
+            /** @description Text, a number or a YYYY-MM-DD date; a non-empty list for in (at most 1,000), two values for between; {last, unit} or {current} for relative; none for the null and empty tests. */
+            value?: unknown;
+        };
+        BuilderJoin: {
+            table: components["schemas"]["BuilderTable"];
+            /**
+             * @default inner
+             * @enum {string}
+             */
+            kind?: "inner" | "left";
+            on: components["schemas"]["BuilderJoinPair"][];
+        };
+        BuilderJoinPair: {
+            /** @description A column of the picked table. */
+            left: string;
+            /** @description A column of the joined table. */
+            right: string;
+        };
+        BuilderOrder: {
+            column?: string | null;
+            /**
+             * @default base
+             * @enum {string}
+             */
+            from?: "base" | "join";
+            /** @description An output name of the definition: an aggregation's or a time bucket's. */
+            alias?: string | null;
+            /**
+             * @default asc
+             * @enum {string}
+             */
+            direction?: "asc" | "desc";
         };
         BuilderRun: {
             builder: components["schemas"]["BuilderDefinition"];
             row_limit?: number;
             /** @description Names the run so that the caller may stop it with POST /sql/cancel. */
             statement_id?: string;
+        };
+        BuilderTable: {
+            catalog: string;
+            schema: string;
+            table: string;
         };
         /** @description A shared card's run: the values of the filters the share lets its visitor set. */
         CardFilters: {
@@ -3152,10 +3175,7 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             kind: "funnel";
             steps: components["schemas"]["FunnelStep"][];
             window: components["schemas"]["ConversionWindow"];
@@ -3318,7 +3338,7 @@ export interface components {
             };
             builder?: components["schemas"]["BuilderDefinition"];
             /** @description A funnel, path or retention definition (kind "analysis"). */
-            analysis?: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+            analysis?: components["schemas"]["AnalysisDefinition"];
             visualization?: {
                 [key: string]: unknown;
             };
@@ -3438,10 +3458,7 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             kind: "path";
             /**
              * @default page
@@ -3521,7 +3538,7 @@ export interface components {
             };
             builder?: components["schemas"]["BuilderDefinition"];
             /** @description A funnel, path or retention definition (kind "analysis"). */
-            analysis?: Omit<components["schemas"]["AnalysisDefinition"], "kind">;
+            analysis?: components["schemas"]["AnalysisDefinition"];
             visualization?: {
                 [key: string]: unknown;
             };
@@ -3568,10 +3585,7 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             kind: "retention";
             /**
              * @default week
@@ -5502,7 +5516,7 @@ export interface operations {
     list_my_tokens: {
         parameters: {
             query?: {
-                all?: boolean;
+                all?: "false" | "true";
             };
             header?: never;
             path?: never;
@@ -11842,7 +11856,7 @@ export interface operations {
                 limit?: number;
                 before?: number;
                 origin?: "ui" | "api" | "tool_server" | "embed" | "assistant" | "subscription";
-                all?: boolean;
+                all?: "false" | "true";
             };
             header?: never;
             path?: never;
@@ -16495,7 +16509,7 @@ export interface operations {
             query?: {
                 target_kind?: "dashboard" | "question";
                 target_id?: number;
-                all?: "true" | "false";
+                all?: "false" | "true";
             };
             header?: never;
             path?: never;
@@ -17113,7 +17127,7 @@ export interface operations {
         parameters: {
             query?: {
                 question_id?: number;
-                all?: "true" | "false";
+                all?: "false" | "true";
             };
             header?: never;
             path?: never;

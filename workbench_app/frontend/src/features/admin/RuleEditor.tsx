@@ -18,10 +18,9 @@ type MaskKind = "" | "null" | "hash" | "partial";
 const MASK_KINDS: readonly MaskKind[] = ["", "null", "hash", "partial"];
 const CHECK_DELAY_MS = 300;
 
-export interface RuleDraft {
-  catalog: string; schema: string; table: string; access: boolean; row_filter: string | null;
-  hidden_columns: string[]; masked_columns: Record<string, { kind: string }>;
-}
+/** A rule as the editor starts from: a stored one's fields (GET /groups/{id}/permissions). */
+export type RuleDraft = Pick<components["schemas"]["GroupRule"],
+  "catalog" | "schema" | "table" | "access" | "row_filter" | "hidden_columns" | "masked_columns">;
 
 export function RuleEditor({ groupId, initial, onSaved, onCancel }: {
   groupId: number; initial: RuleDraft | null; onSaved: () => void; onCancel: () => void;

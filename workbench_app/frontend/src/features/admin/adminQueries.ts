@@ -2,7 +2,6 @@
 // shows and the other screens reading the same address name one key, and get one shape under it.
 import { queryOptions } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { RuleDraft } from "./RuleEditor";
 
 export const settingsQuery = () => queryOptions({
   queryKey: ["admin", "settings"] as const,
@@ -22,8 +21,7 @@ export const groupsQuery = () => queryOptions({
 
 export const groupPermissionsQuery = (groupId: number) => queryOptions({
   queryKey: ["admin", "group-permissions", groupId] as const,
-  queryFn: async () => (await data(api.GET("/groups/{group_id}/permissions", { params: { path: { group_id: groupId } } }))) as {
-    catalogs: string[]; table_rules: (RuleDraft & { rule_id: number })[] },
+  queryFn: () => data(api.GET("/groups/{group_id}/permissions", { params: { path: { group_id: groupId } } })),
 });
 
 export const sourcesQuery = () => queryOptions({
@@ -47,7 +45,7 @@ export const TOKENS_KEY = ["tokens"] as const;
 
 export const tokensQuery = (everyone: boolean) => queryOptions({
   queryKey: [...TOKENS_KEY, everyone ? "all" : "mine"] as const,
-  queryFn: async () => (await data(api.GET("/tokens", { params: { query: everyone ? { all: true } : {} } }))).tokens,
+  queryFn: async () => (await data(api.GET("/tokens", { params: { query: everyone ? { all: "true" } : {} } }))).tokens,
 });
 
 export const dashboardCacheQuery = () => queryOptions({

@@ -18,7 +18,7 @@ import { ResultPanel } from "../results/ResultPanel";
 import { resultColumns } from "../results/types";
 import {
   ANALYSIS_KINDS, emptyState, emptyStep, fromDefinition, MAX_STEPS, moveStep, RANGES, toDefinition, WINDOW_UNITS,
-  type AnalysisKind, type AnalysisState, type Definition, type StepState,
+  type AnalysisKind, type AnalysisState, type StepState,
 } from "./analysisDefinition";
 import { analysisRunQuery, analysisSitesQuery } from "./analysisQueries";
 
@@ -60,11 +60,11 @@ export default function AnalysisPage() {
   async function save(name: string, folderId: number | undefined) {
     const columns = result.data ? resultColumns(result.data) : [];
     const body = {
-      name, kind: "analysis" as const, analysis: definition as Definition,
-      visualization: (spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) as Record<string, never>,
+      name, kind: "analysis" as const, analysis: definition ?? undefined,
+      visualization: { ...(spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) },
       ...(folderId ? { folder_id: folderId } : {}),
     };
-    const saved = await saveQuestion(question.data?.question_id, body as never);
+    const saved = await saveQuestion(question.data?.question_id, body);
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
@@ -183,7 +183,7 @@ export default function AnalysisPage() {
       {result.isFetching && <p role="status" aria-live="polite">{t("sql.running")}</p>}
       {result.data && chartSpec && pending && (
         <ResultPanel result={result.data} spec={chartSpec} onSpecChange={setSpec} title={title}
-          fetchCsv={() => downloadAnalysisCsv(pending as never)} />
+          fetchCsv={() => downloadAnalysisCsv(pending)} />
       )}
       {saving && <SaveQuestionDialog initialName={question.data?.name ?? ""} initialFolder={question.data?.folder_id}
         onSave={save} onCancel={() => setSaving(false)} />}

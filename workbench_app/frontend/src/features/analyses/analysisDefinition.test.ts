@@ -39,6 +39,6 @@ describe("analysis definitions", () => {
       toDefinition({ ...emptyState("path"), page: "/shoes", range: "custom", from: "2026-01-01", to: "2026-01-31" }),
       toDefinition({ ...emptyState("retention"), period: "month", periods: 6, cohortEvent: "signup", range: "last6months" }),
     ];
-    for (const definition of definitions) expect(toDefinition(fromDefinition(definition))).toEqual(definition);
+    for (const definition of definitions) expect(toDefinition(fromDefinition(definition!))).toEqual(definition);
   });
 });

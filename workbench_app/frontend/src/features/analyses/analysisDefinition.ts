@@ -1,5 +1,8 @@
 // The analysis screen's state and the definition the server takes (workbench_app/analyses/shapes.py):
 // pure, so the steps' editing and the definition are unit-tested without a browser.
+import type { components } from "../../api/schema";
+
+type Schemas = components["schemas"];
 
 export const ANALYSIS_KINDS = ["funnel", "path", "retention"] as const;
 export type AnalysisKind = (typeof ANALYSIS_KINDS)[number];
@@ -34,9 +37,10 @@ export interface AnalysisState {
   cohortEvent: string;
 }
 
-export type Definition = Record<string, unknown>;
+/** A funnel, path or retention definition, as the API's document declares it. */
+export type Definition = Schemas["AnalysisDefinition"];
 
-const RELATIVE: Record<Exclude<RangeChoice, "custom">, { last: number; unit: string }> = {
+const RELATIVE: Record<Exclude<RangeChoice, "custom">, { last: number; unit: "day" | "week" | "month" }> = {
   last7: { last: 7, unit: "day" }, last30: { last: 30, unit: "day" }, last90: { last: 90, unit: "day" },
   last12weeks: { last: 12, unit: "week" }, last6months: { last: 6, unit: "month" },
 };
@@ -60,7 +64,7 @@ export function moveStep(steps: StepState[], index: number, by: number): StepSta
   return moved;
 }
 
-function dateRange(state: AnalysisState): Definition | null {
+function dateRange(state: AnalysisState): Schemas["DateRange"] | null {
   if (state.range !== "custom") return { ...RELATIVE[state.range] };
   return state.from && state.to ? { from: state.from, to: state.to } : null;
 }
@@ -69,53 +73,48 @@ function dateRange(state: AnalysisState): Definition | null {
 export function toDefinition(state: AnalysisState): Definition | null {
   const date_range = dateRange(state);
   if (!date_range) return null;
-  const base: Definition = { kind: state.kind, date_range, ...(state.site ? { site_id: state.site } : {}) };
+  const base = { date_range, ...(state.site ? { site_id: state.site } : {}) };
   if (state.kind === "funnel") {
     if (state.steps.length < 2 || state.steps.some((step) => !step.value.trim())) return null;
-    const steps = state.steps.map((step) => step.kind === "page"
+    const steps = state.steps.map((step): Schemas["FunnelStep"] => step.kind === "page"
       ? { page: step.value.trim() }
       : { event: step.value.trim(),
           ...(step.propertyKey.trim() ? { properties: [{ key: step.propertyKey.trim(), value: step.propertyValue }] } : {}) });
-    return { ...base, steps, window: { amount: state.windowAmount, unit: state.windowUnit } };
+    return { kind: "funnel", ...base, steps, window: { amount: state.windowAmount, unit: state.windowUnit } };
   }
   if (state.kind === "path") {
     if (state.pathStart === "page" && !state.page.trim()) return null;
-    return { ...base, start: state.pathStart, ...(state.pathStart === "page" ? { page: state.page.trim() } : {}),
+    return { kind: "path", ...base, start: state.pathStart, ...(state.pathStart === "page" ? { page: state.page.trim() } : {}),
       steps_before: state.pathStart === "entry" ? 0 : state.stepsBefore, steps_after: state.stepsAfter,
       branches: state.branches };
   }
-  return { ...base, period: state.period, periods: state.periods,
+  return { kind: "retention", ...base, period: state.period, periods: state.periods,
     ...(state.cohortEvent.trim() ? { cohort_event: { event: state.cohortEvent.trim() } } : {}) };
 }
 
-const text = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
-const whole = (value: unknown, fallback: number): number => (typeof value === "number" ? value : fallback);
-
 /** The screen's state of a saved definition (a saved analysis opened again). */
-export function fromDefinition(definition: unknown): AnalysisState {
-  const saved = (definition && typeof definition === "object" ? definition : {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const kind = ANALYSIS_KINDS.includes(saved.kind) ? saved.kind as AnalysisKind : "funnel";
-  const state = emptyState(kind);
-  const range = (saved.date_range ?? {}) as Record<string, unknown>;
+export function fromDefinition(saved: Definition): AnalysisState {
+  const state = emptyState(saved.kind);
+  const range = saved.date_range;
   const preset = (Object.keys(RELATIVE) as (keyof typeof RELATIVE)[])
     .find((key) => RELATIVE[key].last === range.last && RELATIVE[key].unit === range.unit);
   Object.assign(state, {
-    site: text(saved.site_id), range: preset ?? (range.from ? "custom" : "last30"), from: text(range.from), to: text(range.to),
+    site: saved.site_id ?? "", range: preset ?? (range.from ? "custom" : "last30"), from: range.from ?? "", to: range.to ?? "",
   });
-  if (kind === "funnel" && Array.isArray(saved.steps)) {
-    state.steps = saved.steps.map((step: Record<string, any>) => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
-      kind: step.page !== undefined ? "page" : "event", value: text(step.page ?? step.event),
-      propertyKey: text(step.properties?.[0]?.key), propertyValue: text(step.properties?.[0]?.value) }));
-    state.windowAmount = whole(saved.window?.amount, 1);
-    state.windowUnit = WINDOW_UNITS.includes(saved.window?.unit) ? saved.window.unit : "day";
+  if (saved.kind === "funnel") {
+    state.steps = saved.steps.map((step) => ({
+      kind: step.page != null ? "page" : "event", value: step.page ?? step.event ?? "",
+      propertyKey: step.properties?.[0]?.key ?? "", propertyValue: step.properties?.[0]?.value ?? "" }));
+    state.windowAmount = saved.window.amount;
+    state.windowUnit = saved.window.unit;
   }
-  if (kind === "path") {
-    Object.assign(state, { pathStart: saved.start === "entry" ? "entry" : "page", page: text(saved.page),
-      stepsBefore: whole(saved.steps_before, 0), stepsAfter: whole(saved.steps_after, 3), branches: whole(saved.branches, 5) });
+  if (saved.kind === "path") {
+    Object.assign(state, { pathStart: saved.start ?? "page", page: saved.page ?? "",
+      stepsBefore: saved.steps_before ?? 0, stepsAfter: saved.steps_after ?? 3, branches: saved.branches ?? 5 });
   }
-  if (kind === "retention") {
-    Object.assign(state, { period: saved.period === "month" ? "month" : "week", periods: whole(saved.periods, 8),
-      cohortEvent: text(saved.cohort_event?.event) });
+  if (saved.kind === "retention") {
+    Object.assign(state, { period: saved.period ?? "week", periods: saved.periods ?? 8,
+      cohortEvent: saved.cohort_event?.event ?? "" });
   }
   return state;
 }

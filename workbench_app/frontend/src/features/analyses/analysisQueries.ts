@@ -14,6 +14,6 @@ export const analysisSitesQuery = () => queryOptions({
 
 export const analysisRunQuery = (definition: Definition | null) => queryOptions({
   queryKey: ["analysis-run", definition] as const,
-  queryFn: ({ signal }) => runAnalysis({ analysis: definition as never, row_limit: 10_000 }, signal),
+  queryFn: ({ signal }) => runAnalysis({ analysis: definition!, row_limit: 10_000 }, signal),
   enabled: definition !== null, retry: false,
 });

@@ -14,7 +14,7 @@ export type AuditFilters = { action?: string; actor?: string; since?: string; un
 export const historyQuery = (everyone: boolean, origin: (typeof ORIGINS)[number]) => queryOptions({
   queryKey: ["history", everyone, origin] as const,
   queryFn: async () => (await data(api.GET("/history", { params: { query: {
-    ...(everyone ? { all: true } : {}), ...(origin ? { origin } : {}), limit: 200 } } }))).queries,
+    ...(everyone ? { all: "true" } : {}), ...(origin ? { origin } : {}), limit: 200 } } }))).queries,
 });
 
 export const auditQuery = (filters: AuditFilters) => queryOptions({

@@ -92,11 +92,11 @@ export default function QuestionBuilderPage() {
   async function save(name: string, folderId: number | undefined) {
     const columns = result.data ? resultColumns(result.data) : [];
     const body = {
-      name, kind: "builder" as const, builder: { ...definition, state } as Record<string, unknown>,
-      visualization: (spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) as Record<string, never>,
+      name, kind: "builder" as const, builder: definition ? { ...definition, state: { ...state } } : undefined,
+      visualization: { ...(spec ?? (result.data ? readSpec(null, columns, result.data.row_count) : {})) },
       ...(folderId ? { folder_id: folderId } : {}),
     };
-    const saved = await saveQuestion(question.data?.question_id, body as never);
+    const saved = await saveQuestion(question.data?.question_id, body);
     setSaving(false);
     setNotice(t("save.saved", { name }));
     await queryClient.invalidateQueries({ queryKey: QUESTIONS_KEY });
