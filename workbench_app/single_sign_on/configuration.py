@@ -6,7 +6,7 @@ secret is set, nothing more. Single sign-on is on once an issuer and a client id
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import psycopg
@@ -70,15 +70,10 @@ def effective(conn: psycopg.Connection, settings: Settings) -> SingleSignOn:
 
 
 def describe(config: SingleSignOn) -> dict[str, Any]:
-    """The configuration as the API shows it to administrators: never the client secret itself."""
-    return {"enabled": config.enabled, "source": config.source, "issuer": config.issuer,
-            "client_id": config.client_id, "client_secret_set": bool(config.client_secret),
-            "scopes": config.scopes, "display_name": config.display_name,
-            "email_claim": config.email_claim, "name_claim": config.name_claim,
-            "groups_claim": config.groups_claim, "attribute_claims": config.attribute_claims,
-            "group_mapping": config.group_mapping, "groups_by_name": config.groups_by_name,
-            "create_accounts": config.create_accounts, "password_sign_in": config.password_sign_in,
-            "break_glass_email": config.break_glass_email}
+    """The configuration as the API shows it to administrators (shapes.py's `SingleSignOnSettings`):
+    every field but the client secret, of which only whether one is set."""
+    shown = {name: value for name, value in asdict(config).items() if name != "client_secret"}
+    return {"enabled": config.enabled, "client_secret_set": bool(config.client_secret), **shown}
 
 
 def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: dict) -> SingleSignOn:
