@@ -19,7 +19,6 @@ import argparse
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
@@ -28,7 +27,7 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics_cli.local_stack import LocalStack  # noqa: E402
-from bench.dashboards import signed_in_page, started_with_admin  # noqa: E402
+from bench.dashboards import api_alone_seconds, signed_in_page, started_with_admin  # noqa: E402
 from pipelines.demo import DEMO_SITE_NAME  # noqa: E402
 
 
@@ -39,18 +38,6 @@ def answered_seconds(page, url: str, cards: int, charts: int) -> float:
     page.get_by_test_id("card-updated").nth(cards - 1).wait_for(timeout=60_000)
     if charts:
         page.locator("[data-testid=chart] svg").nth(charts - 1).wait_for(timeout=60_000)
-    return time.perf_counter() - started
-
-
-def api_alone_seconds(api: requests.Session, base: str, dashboard_id: int) -> float:
-    started = time.perf_counter()
-    dashboard = api.get(f"{base}/dashboards/{dashboard_id}")
-    dashboard.raise_for_status()
-    runs = [f"{base}/dashboards/{dashboard_id}/cards/{card['card_id']}/run"
-            for card in dashboard.json()["cards"] if card["kind"] == "question"]
-    with ThreadPoolExecutor(len(runs)) as pool:
-        for answer in pool.map(lambda url: api.post(url, json={"filters": {}}), runs):
-            answer.raise_for_status()
     return time.perf_counter() - started
 
 
