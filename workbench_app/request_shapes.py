@@ -149,19 +149,42 @@ def _field_name(shape: type[RequestShape], name: str) -> str:
     return next((field for field, info in shape.model_fields.items() if info.alias == name), name)
 
 
+def _plain_refusal(name: str, kind: str, context: dict[str, Any]):
+    """The refusals whose words depend only on the field's name and pydantic's context (a body's
+    field and a definition's part alike), or None."""
+    if kind == "refused":
+        return invalid(context["message"], field=name, **context["details"])
+    if kind == "missing":
+        return invalid(f"{name} is required.", field=name)
+    if kind == "string_type":
+        return invalid(f"{name} must be a string.", field=name)
+    if kind == "string_too_long":
+        return invalid(f"{name} must be at most {context['max_length']} characters.", field=name)
+    if kind in ("blank_text", "string_too_short"):
+        return invalid(f"{name} may not be empty.", field=name)
+    if kind == "unstorable_text":
+        return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
+    if kind == "not_date":
+        return invalid(f"{name} must be a date (YYYY-MM-DD).", field=name)
+    if kind == "bool_type":
+        return invalid(f"{name} must be true or false.", field=name)
+    if kind == "list_type":
+        return invalid(f"{name} must be a list.", field=name)
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return invalid(f"{name} must be a JSON object.", field=name)
+    return None
+
+
 def _refusal(shape: type[RequestShape], body: dict, error: dict):
     """Pydantic's error in the words of `input_checks` (their templates are in the catalogues)."""
     name = str(error["loc"][0])
     field = _field_name(shape, name)
-    kind = error["type"]
-    if kind == "missing":
-        return invalid(f"{name} is required.", field=name)
-    if kind == "refused":
-        return invalid(error["ctx"]["message"], field=name, **error["ctx"]["details"])
-    if body.get(name, 0) is None:
-        return invalid(f"{name} may not be null.", field=name)
-    if any(isinstance(rule, _ListRefusal) for rule in _metadata(shape, field)):
-        return invalid(f"{name} must be a list of non-empty strings.", field=name)
+    kind, context = error["type"], error.get("ctx") or {}
+    if kind not in ("missing", "refused"):
+        if body.get(name, 0) is None:
+            return invalid(f"{name} may not be null.", field=name)
+        if any(isinstance(rule, _ListRefusal) for rule in _metadata(shape, field)):
+            return invalid(f"{name} must be a list of non-empty strings.", field=name)
     if kind == "literal_error" and isinstance(body[name], str):
         choices = _choices(shape.model_fields[field].annotation)
         return invalid(f"{name} must be one of {', '.join(choices)}.", field=name, allowed=choices)
@@ -169,26 +192,10 @@ def _refusal(shape: type[RequestShape], body: dict, error: dict):
         return invalid(f"{name} must be a string.", field=name)
     if kind == "not_identifier":
         return invalid(f"{name} must be a name made of letters, digits and underscores.", field=name)
-    if kind == "string_type":
-        return invalid(f"{name} must be a string.", field=name)
-    if kind == "string_too_long":
-        return invalid(f"{name} must be at most {error['ctx']['max_length']} characters.", field=name)
-    if kind == "blank_text":
-        return invalid(f"{name} may not be empty.", field=name)
-    if kind == "unstorable_text":
-        return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
     if kind in ("whole_number", "greater_than_equal", "less_than_equal"):
         minimum, maximum = _bounds(shape, field)
         return invalid(f"{name} must be a whole number between {minimum} and {maximum}.", field=name)
-    if kind == "not_date":
-        return invalid(f"{name} must be a date (YYYY-MM-DD).", field=name)
-    if kind == "bool_type":
-        return invalid(f"{name} must be true or false.", field=name)
-    if kind == "list_type":
-        return invalid(f"{name} must be a list.", field=name)
-    if kind == "dict_type":
-        return invalid(f"{name} must be a JSON object.", field=name)
-    return invalid("A value in the request is not acceptable.", field=name)
+    return _plain_refusal(name, kind, context) or invalid("A value in the request is not acceptable.", field=name)
 
 
 # A GET's query parameters, declared once as a model too: `query_parameters` documents them,
@@ -262,10 +269,6 @@ def definition_refusal(prefix: str, error: dict[str, Any], tags: tuple[str, ...]
     """Pydantic's first error in a definition, in the catalogues' words, at the part's path."""
     name = _definition_path(prefix, tuple(error["loc"]), tags)
     kind, context = error["type"], error.get("ctx") or {}
-    if kind == "refused":
-        return invalid(context["message"], field=name, **context["details"])
-    if kind == "missing":
-        return invalid(f"{name} is required.", field=name)
     if kind == "extra_forbidden":
         return invalid(f"{name} is not a field of this definition.", field=name)
     if kind == "literal_error":
@@ -280,18 +283,4 @@ def definition_refusal(prefix: str, error: dict[str, Any], tags: tuple[str, ...]
     if kind in ("too_short", "too_long"):
         return invalid(f"{name} has too few or too many items.", field=name,
                        minimum=context.get("min_length"), maximum=context.get("max_length"))
-    if kind == "string_too_short":
-        return invalid(f"{name} may not be empty.", field=name)
-    if kind == "string_too_long":
-        return invalid(f"{name} must be at most {context['max_length']} characters.", field=name)
-    if kind == "string_type":
-        return invalid(f"{name} must be a string.", field=name)
-    if kind == "blank_text":
-        return invalid(f"{name} may not be empty.", field=name)
-    if kind == "unstorable_text":
-        return invalid(f"{name} may not contain NUL characters or unpaired surrogates.", field=name)
-    if kind == "list_type":
-        return invalid(f"{name} must be a list.", field=name)
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        return invalid(f"{name} must be a JSON object.", field=name)
-    return invalid("A value in the request is not acceptable.", field=name)
+    return _plain_refusal(name, kind, context) or invalid("A value in the request is not acceptable.", field=name)
