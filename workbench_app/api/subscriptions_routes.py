@@ -44,6 +44,14 @@ def create_subscription():
         return jsonify(store.create(conn, services().settings, identity(), fields)), 201
 
 
+@blueprint.get("/recipient-accounts")
+def recipient_accounts():
+    """People the caller may pick as recipients, found by part of their name or e-mail."""
+    search = check.query_text(request.args, "search", max_length=100) or ""
+    with services().transaction() as conn:
+        return jsonify({"accounts": store.recipient_accounts(conn, identity(), search)})
+
+
 @blueprint.get("/subscriptions/<subscription_id>")
 def get_subscription(subscription_id):
     with services().transaction() as conn:

@@ -7,10 +7,11 @@ from typing import Any
 from workbench_app.openapi_vocabulary import ID as _ID, model_body, ref as _ref
 from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, MailServerChange,
                                                 MailServerSettings, MailTestOutcome, NewAlert, NewSubscription,
-                                                SendingOutcome, Subscription, SubscriptionChange, SubscriptionList)
+                                                RecipientAccountList, SendingOutcome, Subscription, SubscriptionChange,
+                                                SubscriptionList)
 
 ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome, MailServerSettings,
-           MailTestOutcome)
+           MailTestOutcome, RecipientAccountList)
 REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange, MailServerChange)
 
 
@@ -37,6 +38,12 @@ def paths(op, also) -> dict[str, Any]:
         "/subscriptions/{subscription_id}/send": {
             "post": op("Send a subscription now, to every recipient", "subscriptions", params=one,
                        result=_ref("SendingOutcome"))},
+        "/recipient-accounts": {
+            "get": op("Find accounts to send to", "subscriptions", result=_ref("RecipientAccountList"), query={
+                "search": {"type": "string", "maxLength": 100,
+                           "description": "Part of a name or e-mail address. Administrators find every active "
+                                          "person; others themselves and the people who share a group with them. "
+                                          "At most 10, name and e-mail only."}})},
         "/alerts": {
             "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query={
                 "question_id": _ID, "all": {"enum": ["true", "false"], "description": "Everyone's (administrators)."}}),

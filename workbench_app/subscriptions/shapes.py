@@ -71,6 +71,19 @@ class SubscriptionRecipient(AnswerShape):
     unsubscribed: bool
 
 
+class RecipientAccount(AnswerShape):
+    """A person who can be picked as a recipient: name and e-mail, nothing more."""
+
+    user_id: int
+    display_name: str
+    email: str
+
+
+class RecipientAccountList(AnswerShape):
+    accounts: list[RecipientAccount]
+    """At most 10, by name."""
+
+
 class ScheduleAnswer(AnswerShape):
     every: Literal["day", "week", "month"]
     hour: int
