@@ -9,13 +9,14 @@ receive different figures, and nobody receives more than they could open themsel
 A dashboard's report is made once for every delivery that would receive the very same one and
 reused by the others for a short while (`REUSE_SECONDS`, about one delivery run): printing it is
 most of a delivery's cost, and a hundred subscriptions due at one minute often go to a few people.
-The reuse key holds everything the report depends on: the workbench's database, the dashboard as read now (cards, filters,
-tabs, its change time) and each card's question row, the filter values, the theme, the audience's
-whole identity (account, language, administrator or not) and its effective rights read now (its
-groups' grants and rules, its attributes, the catalogs), and for a public link the link itself. It
-is computed afresh for every delivery, after the access check: a change of rights, of the
-dashboard or of a question makes the next delivery print anew, and a recipient who lost access is
-refused before any reuse. Two accounts never share a report, even with equal rights.
+The reuse key holds everything the report depends on: the workbench's database, the dashboard as
+read now (cards, filters, tabs, its change time) and each card's question row, the filter values,
+the theme, the audience's whole identity (account, language, administrator or not) and its
+effective rights read now (its groups' grants and rules, its attributes, the catalogs), and for a
+public link the link itself. It is computed afresh for every delivery, after the access check: a
+change of rights, of the dashboard or of a question makes the next delivery print anew, and a
+recipient who lost access is refused before any reuse. Two accounts never share a report, even
+with equal rights.
 """
 from __future__ import annotations
 
