@@ -4,22 +4,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, data } from "../../api/client";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import fieldStyles from "../../ui/Field.module.css";
 import { TextField } from "../../ui/TextField";
 import { parseRecipients } from "./sendingDraft";
+import { recipientAccountsQuery } from "./subscriptionQueries";
 
 export function RecipientPicker({ recipients, onAdd }: { recipients: string; onAdd: (email: string) => void }) {
   const { t } = useTranslation();
   const [search, setSearch] = useState("");
   const searched = useDeferredValue(search.trim());
-  const found = useQuery({
-    queryKey: ["recipient-accounts", searched] as const,
-    queryFn: async () => (await data(api.GET("/recipient-accounts", { params: { query: { search: searched } } }))).accounts,
-    enabled: searched.length > 0,
-    staleTime: 30_000,
-  });
+  const found = useQuery(recipientAccountsQuery(searched));
   const chosen = new Set(parseRecipients(recipients).map((email) => email.toLowerCase()));
   const accounts = searched ? found.data ?? [] : [];
   return (
