@@ -10,11 +10,17 @@ one step per subscription) is executed in this process; the SMTP server timestam
 Prints: the time from the run's start to the last message (target: all delivered within 2 minutes
 on 2 cores), messages per second, the times at which 10 %, 50 % and 100 % had arrived, and the
 resident memory of this process and its children (Chromium) sampled along the run (flat: the
-memory after the last delivery against after the first ten). Baselines measured in the same run:
-one delivery alone (its report computed and printed, sent), and the SMTP floor (100 plain messages
-through the same server, no report).
+memory after the last delivery against after the first ten), and each delivery's own time (claim to
+end, from the delivery log) at p50/p90/max. Baselines measured in the same run: one delivery alone
+(its report computed and printed, sent: x N is the old one-by-one path), the same run with the
+reuse of reports turned off (`--baseline-run`, the old path measured whole), and the SMTP floor
+(100 plain messages through the same server, no report).
 
-Run: ``python bench/deliveries.py [--subscriptions 100]`` (Debian chromium needed).
+`--accounts N` spreads the subscriptions over N accounts of distinct rights (5 by default; 100 is
+the worst case, where no report can be reused).
+
+Run: ``python bench/deliveries.py [--subscriptions 100] [--accounts 5] [--baseline-run]`` (Debian
+chromium needed).
 """
 from __future__ import annotations
 
@@ -22,12 +28,10 @@ import argparse
 import os
 import shutil
 import socket
-import statistics
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -52,10 +56,9 @@ from workbench_app.app import create_app  # noqa: E402
 from workbench_app.deliveries.mail_messages import compose  # noqa: E402
 from workbench_app.deliveries.mail_server import MailServer  # noqa: E402
 from workbench_app.deliveries.smtp_delivery import send_mail  # noqa: E402
-from workbench_app.subscriptions import sending  # noqa: E402
+from workbench_app.subscriptions import report_content, sending  # noqa: E402
 
 SECRET = "bench-server-secret"
-ACCOUNTS = 5
 REGIONS = ("EU", "US", "APAC")
 
 
@@ -106,6 +109,9 @@ def mib(size: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subscriptions", type=int, default=100)
+    parser.add_argument("--accounts", type=int, default=5, help="recipients' accounts (distinct rights)")
+    parser.add_argument("--baseline-run", action="store_true",
+                        help="first run the same deliveries with the reuse of reports off (the old path)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-deliveries-"))
     pgdata = root / "pgdata"
@@ -114,14 +120,15 @@ def main() -> None:
     smtp = Controller(inbox, hostname="127.0.0.1", port=free_port())
     smtp.start()
     try:
-        run(root, state, smtp, inbox, args.subscriptions)
+        run(root, state, smtp, inbox, args.subscriptions, args.accounts, args.baseline_run)
     finally:
         smtp.stop()
         embedded.stop(pgdata)
         shutil.rmtree(root, ignore_errors=True)
 
 
-def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int) -> None:
+def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int, accounts_count: int,
+        baseline_run: bool) -> None:
     server_url = state.url("postgres")
     with connection.connect(server_url, autocommit=True) as conn:
         conn.execute("create database analytics")
@@ -161,7 +168,7 @@ def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int) -> None:
     folder = api("POST", "/folders", {"name": "Reports"}, 201)["folder_id"]
     api("PUT", f"/folders/{folder}/access/{group}", {"level": "view"})
     accounts = []
-    for n in range(ACCOUNTS):
+    for n in range(accounts_count):
         person = api("POST", "/users", {"email": f"person{n}@example.org", "password": "a long enough password"}, 201)
         api("PUT", f"/users/{person['user_id']}/attributes", {"attributes": {"region": REGIONS[n % 3]}})
         api("PUT", f"/groups/{group}/members/{person['user_id']}")
@@ -175,7 +182,7 @@ def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int) -> None:
     schedule = {"every": "day", "hour": 6, "timezone": "UTC"}
     made = [api("POST", "/subscriptions", {"target_kind": "dashboard", "target_id": dashboard["dashboard_id"],
                                            "name": f"Traffic {n}", "schedule": schedule,
-                                           "recipients": [{"user_id": accounts[n % ACCOUNTS]}]}, 201)
+                                           "recipients": [{"user_id": accounts[n % accounts_count]}]}, 201)
             for n in range(count + 1)]
     services = app.extensions["workbench"]
     with services.transaction() as conn:
@@ -201,9 +208,37 @@ def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int) -> None:
     inbox.arrivals.clear()
 
     # The daemon's way: the sensor sees everything due, its run sends it.
-    instance = DagsterInstance.ephemeral()
     resources = {"warehouse": Warehouse(home=str(settings.home), database_url=url)}
     os.environ["ANALYTICS_WORKBENCH_DATABASE_NAME"] = settings.workbench_database_name
+    runs = []
+    if baseline_run:
+        report_content.reused.seconds = 0.0  # the old path: every delivery makes its own report
+        runs.append(("reuse off (old path)", delivery_run(services, resources, inbox)))
+        with services.transaction() as conn:  # the same deliveries due again
+            conn.execute("delete from deliveries")
+            conn.execute("update subscriptions set last_due_at = null")
+        report_content.reused.seconds = report_content.REUSE_SECONDS
+    report_content.reused.clear()
+    runs.append(("reuse on", delivery_run(services, resources, inbox)))
+    reuse = f"reports made {report_content.reused.misses}, reused {report_content.reused.hits}"
+
+    print(f"subscriptions due at the same minute: {runs[-1][1]['planned']} (one account each, {accounts_count} "
+          f"accounts, 2-card dashboard, PDF + 2 inline images per message)")
+    for label, figures in runs:
+        print(f"--- {label}" + (f"; {reuse}" if label == "reuse on" else ""))
+        print_figures(figures)
+    print(f"baseline, one delivery alone: {one_delivery:.2f} s (x{runs[-1][1]['planned']} = "
+          f"{one_delivery * runs[-1][1]['planned']:.0f} s one by one); SMTP floor: 100 plain messages in "
+          f"{smtp_floor:.2f} s")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
+    app.wsgi_app.close()
+    services.close()
+
+
+def delivery_run(services, resources, inbox: Inbox) -> dict:
+    """The sensor's tick and the run it requests, measured."""
+    inbox.arrivals.clear()
+    instance = DagsterInstance.ephemeral()
     request = subscriptions_due_sensor(build_sensor_context(instance=instance, resources=resources))
     assert isinstance(request, RunRequest), request
     planned = request.run_config["ops"]["planned_deliveries"]["config"]["deliveries"]
@@ -220,31 +255,36 @@ def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int) -> None:
     sampler.join()
     assert result.success
     arrivals = sorted(when - started for when in inbox.arrivals)
-    total = arrivals[-1] if arrivals else float("nan")
     with services.transaction() as conn:
         statuses = dict(conn.execute("select status, count(*) from deliveries group by 1").fetchall())
+        each = sorted(row[0] for row in conn.execute(
+            "select extract(epoch from finished_at - started_at)::float from deliveries where status = 'sent'"))
+    return {"planned": len(planned), "arrivals": arrivals, "run": ended - started, "cpu": cpu,
+            "statuses": statuses, "each": each, "started": started, "samples": sampler.samples}
+
+
+def print_figures(figures: dict) -> None:
+    arrivals, each, samples = figures["arrivals"], figures["each"], figures["samples"]
+    total = arrivals[-1] if arrivals else float("nan")
 
     def reached(share: float) -> float:
         return arrivals[max(0, int(len(arrivals) * share) - 1)]
 
-    tenth = started + reached(0.1)
-    print(f"subscriptions due at the same minute: {len(planned)} (one account each, {ACCOUNTS} accounts, "
-          f"2-card dashboard, PDF + 2 inline images per message)")
-    print(f"messages received: {len(arrivals)}; delivery log: {statuses}")
-    print(f"all delivered in {total:.1f} s (run {ended - started:.1f} s; target <= 120 s on 2 cores) "
+    def percentile(share: float) -> float:
+        return each[min(len(each) - 1, int(len(each) * share))] if each else float("nan")
+
+    tenth = figures["started"] + reached(0.1)
+    after_tenth = next((rss for when, rss in samples if when >= tenth), samples[-1][1])
+    print(f"messages received: {len(arrivals)}; delivery log: {figures['statuses']}")
+    print(f"all delivered in {total:.1f} s (run {figures['run']:.1f} s; target <= 120 s on 2 cores) "
           f"-> {len(arrivals) / total:.2f} messages/s")
-    print(f"arrived: 10 % at {reached(0.1):.1f} s, 50 % at {reached(0.5):.1f} s, 100 % at {total:.1f} s; "
-          f"per message {statistics.median(b - a for a, b in zip(arrivals, arrivals[1:])):.2f} s (median gap)")
-    peak = max(rss for _, rss in sampler.samples)
-    print(f"memory (this process + Chromium): after 10 % {mib(sampler.at(tenth))}, at the end "
-          f"{mib(sampler.samples[-1][1])}, peak {mib(peak)}")
-    print(f"CPU (this process, its driver and Chromium): {cpu:.1f} s in all, {cpu / len(planned):.2f} s per delivery "
-          f"(on 2 idle cores the run needs at least {cpu / 2:.0f} s)")
-    print(f"baseline, one delivery alone: {one_delivery:.2f} s (x{len(planned)} = {one_delivery * len(planned):.0f} s "
-          f"sequential); SMTP floor: 100 plain messages in {smtp_floor:.2f} s")
-    print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
-    app.wsgi_app.close()
-    services.close()
+    print(f"arrived: 10 % at {reached(0.1):.1f} s, 50 % at {reached(0.5):.1f} s, 100 % at {total:.1f} s")
+    print(f"each delivery (claim to end): p50 {percentile(0.5):.2f} s, p90 {percentile(0.9):.2f} s, "
+          f"max {each[-1] if each else float('nan'):.2f} s")
+    print(f"memory (this process + Chromium): after 10 % {mib(after_tenth)}, at the end {mib(samples[-1][1])}, "
+          f"peak {mib(max(rss for _, rss in samples))}")
+    print(f"CPU (this process, its driver and Chromium): {figures['cpu']:.1f} s in all, "
+          f"{figures['cpu'] / max(1, figures['planned']):.2f} s per delivery")
 
 
 if __name__ == "__main__":

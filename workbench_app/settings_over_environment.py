@@ -1,6 +1,9 @@
 """Settings an administrator sets over the environment's: one row of a table (id = 1) whose non-null
 values win over the `Settings` fields of the same name, with one secret sealed at rest (AES-256-GCM,
-under a key derived for that use only). Used by the assistant's provider and by single sign-on."""
+under a key derived for that use only). Used by the assistant's provider, single sign-on and the
+mail server: reading the row, the secret and where a value comes from, and an administrator's
+change (`sealed_change`, `write`) or clearing (`clear`), each audit-logged by the names of the
+fields it touched, never a secret's value."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,6 +16,9 @@ from psycopg.rows import dict_row
 from pipelines.key_derivation import derive_key
 from pipelines.sealing import UnsealError, seal, unseal
 from pipelines.settings import Settings
+from workbench_app.accounts.identity import Identity
+from workbench_app.errors import invalid
+from workbench_app.records import audit_log
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,7 @@ class SettingsOverEnvironment:
     prefix: str  # of the Settings fields: "oidc_" reads settings.oidc_issuer for "issuer"
     secret_purpose: str  # the derived key's purpose
     secret_bound_to: str  # the sealed secret's associated data
+    records_who: bool = False  # the table has an `updated_by` column
 
     def stored(self, conn: psycopg.Connection) -> dict[str, Any]:
         with conn.cursor(row_factory=dict_row) as cur:
@@ -49,6 +56,35 @@ class SettingsOverEnvironment:
 
     def seal(self, settings: Settings, secret: str) -> bytes:
         return seal(self._key(settings), secret, self.secret_bound_to)
+
+    def sealed_change(self, settings: Settings, given: dict[str, Any], name: str) -> dict[str, Any]:
+        """The change of the secret `name` the request gave, as `{name}_sealed`: sealed, or None to
+        clear it ("" or null); nothing when the request did not name it."""
+        if name not in given:
+            return {}
+        return {f"{name}_sealed": self.seal(settings, given[name]) if given[name] else None}
+
+    def write(self, conn: psycopg.Connection, who: Identity, changes: dict[str, Any], action: str) -> None:
+        """Keep `changes` (column: value) in the row, made if missing, and audit-log `action` with
+        the names of the fields changed. 400 when there is nothing to change."""
+        if not changes:
+            raise invalid("Nothing to change.")
+        table = sql.Identifier(self.table)
+        conn.execute(sql.SQL("insert into {} (id) values (1) on conflict (id) do nothing").format(table))
+        assignments = [sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder(name)) for name in changes]
+        assignments.append(sql.SQL("updated_at = now()"))
+        values = dict(changes)
+        if self.records_who:
+            assignments.append(sql.SQL("updated_by = {}").format(sql.Placeholder("__who")))
+            values["__who"] = who.user_id
+        conn.execute(sql.SQL("update {} set {} where id = 1").format(table, sql.SQL(", ").join(assignments)), values)
+        audit_log.record(conn, who.user_id, who.actor, action, None,
+                         {"fields": sorted(name.removesuffix("_sealed") for name in changes)})
+
+    def clear(self, conn: psycopg.Connection, who: Identity, action: str) -> None:
+        """Forget the administrator's row (the environment's values apply again), audit-logged."""
+        conn.execute(sql.SQL("delete from {} where id = 1").format(sql.Identifier(self.table)))
+        audit_log.record(conn, who.user_id, who.actor, action)
 
     def _key(self, settings: Settings) -> bytes:
         return derive_key(settings.server_secret(), self.secret_purpose)

@@ -26,7 +26,7 @@ from tests.conftest import TEST_SECRET
 from tests.workbench_api.conftest import Api, ok
 from tests.workbench_api.test_shared_pdf import _dashboard
 from tests.workbench_deliveries.conftest import plain_server  # noqa: F401 - a fixture
-from workbench_app.subscriptions import sending
+from workbench_app.subscriptions import report_content, sending
 
 DUE = datetime(2026, 11, 27, 7, 0, tzinfo=timezone.utc)
 DAILY = {"every": "day", "hour": 8, "timezone": "Europe/Paris"}
@@ -115,6 +115,25 @@ def test_each_account_receives_its_own_figures_once_with_pdf_images_and_unsubscr
     mailbox.messages.clear()
     assert _deliver(app, made["subscription_id"], DUE.replace(day=28)).sent == 1
     assert list(_messages(mailbox)) == ["admin@example.org"]
+
+
+def test_a_report_is_reused_only_for_the_same_account_with_the_same_rights(app, admin, analyst, plain_server):
+    """Two subscriptions of one account to one dashboard share one printed report; a change of the
+    account's rights (its attribute here) makes the next delivery print its own, with the new rows."""
+    _, mailbox = plain_server
+    dashboard = _dashboard(admin, _folder_for_analysts(admin))
+    first, second, third = (ok(admin.post("/subscriptions", {
+        "target_kind": "dashboard", "target_id": dashboard["dashboard_id"], "name": f"Regions {n}",
+        "schedule": DAILY, "recipients": [{"user_id": analyst[0]}]}), 201)["subscription_id"] for n in range(3))
+    report_content.reused.clear()
+    assert _deliver(app, first).sent == 1 and _deliver(app, second).sent == 1
+    assert (report_content.reused.misses, report_content.reused.hits) == (1, 1)
+    ok(admin.put(f"/users/{analyst[0]}/attributes", {"attributes": {"region": "US"}}))
+    assert _deliver(app, third).sent == 1
+    assert (report_content.reused.misses, report_content.reused.hits) == (2, 1)
+    texts = [message.get_payload()[0].get_payload()[0].get_content() for message in _messages_in_order(mailbox)]
+    assert all("EU" in text and "US" not in text for text in texts[:2])
+    assert "US" in texts[2] and "EU" not in texts[2]
 
 
 def _folder_for_analysts(admin: Api) -> int:

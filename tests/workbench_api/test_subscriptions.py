@@ -117,3 +117,29 @@ def test_refusals_speak_the_person_s_language(admin, board):
                                             "schedule": {"every": "week", "hour": 8}, "recipients": []})
     assert refused.get_json()["error"]["message"] == "weekday est donné pour un envoi hebdomadaire, et seulement alors."
     assert admin.get("/subscriptions/999").get_json()["error"]["message"] == "Abonnement introuvable."
+
+
+def test_recipient_accounts_are_found_by_name_or_address_among_those_the_caller_may_see(admin, eu_analysts):
+    """An administrator finds every active person; anyone else themselves and their groups' members,
+    name and e-mail only, at most ten; the search's wildcards are plain characters."""
+    ana, ana_token = create_user_with_token(admin, "ana@example.org", groups=(eu_analysts,))
+    ok(admin.patch(f"/users/{ana}", {"display_name": "Ana Pérez"}))
+    bob, _ = create_user_with_token(admin, "bob_b@example.org", groups=(eu_analysts,))
+    outsider, _ = create_user_with_token(admin, "carl@example.org")
+    gone, _ = create_user_with_token(admin, "dora@example.org", groups=(eu_analysts,))
+    ok(admin.patch(f"/users/{gone}", {"is_active": False}))
+    ana_api = Api(admin.client, ana_token)
+
+    def found(api: Api, search: str) -> list[str]:
+        answer = ok(api.get(f"/recipient-accounts?search={search}"))
+        assert set(answer) == {"accounts"} and all(set(a) == {"user_id", "display_name", "email"}
+                                                   for a in answer["accounts"])
+        return [account["email"] for account in answer["accounts"]]
+
+    assert found(admin, "example.org") == ["admin@example.org", "ana@example.org", "bob_b@example.org",
+                                           "carl@example.org"]
+    assert found(ana_api, "example.org") == ["ana@example.org", "bob_b@example.org"]  # not carl, not dora
+    assert found(ana_api, "pérez") == ["ana@example.org"] and found(ana_api, "carl") == []
+    assert found(admin, "_") == ["bob_b@example.org"] and found(admin, "%25") == [] and found(admin, "") == []
+    too_long = admin.get("/recipient-accounts?search=" + "x" * 101)
+    assert too_long.status_code == 400 and too_long.get_json()["error"]["code"] == "invalid_input"

@@ -23,6 +23,9 @@ NEW_SUBSCRIPTION = {"en": "New subscription", "fr": "Nouvel abonnement", "es": "
 NEW_ALERT = {"en": "New alert", "fr": "Nouvelle alerte", "es": "Nueva alerta"}
 LOG = {"en": "Delivery log of {}", "fr": "Journal des envois de {}", "es": "Registro de envíos de {}"}
 CLOSE = {"en": "Close", "fr": "Fermer", "es": "Cerrar"}
+FIND_ACCOUNT = {"en": "Find an account", "fr": "Chercher un compte", "es": "Buscar una cuenta"}
+ADD_ACCOUNT = {"en": "Add {}", "fr": "Ajouter {}", "es": "Añadir {}"}
+RECIPIENTS = {"en": "Recipients", "fr": "Destinataires", "es": "Destinatarios"}
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +156,8 @@ def test_subscribe_send_now_pause_alert_and_the_administrators_list(stack, page,
 @pytest.mark.parametrize("language", ["en", "fr", "es"])
 def test_the_screens_in_each_language_pass_axe(stack, page, targets, language):
     email = _administrator(stack, language, "axe")
+    colleague, colleague_name = f"zoe-{language}@example.org", f"<b>Zoé {language}</b>"
+    stack.create_user(colleague, display_name=colleague_name)
     # Made as that person: the page's lists are the person's own (the administrators' list has everyone's).
     token = stack.ok("POST", "/auth/token", json={"email": email, "password": PASSWORD})["secret"]
     subscription = stack.ok("POST", "/subscriptions", token=token, json={
@@ -169,6 +174,13 @@ def test_the_screens_in_each_language_pass_axe(stack, page, targets, language):
         expect(dialog.get_by_role("row", name=f"Weekly {language}")).to_be_visible()
         dialog.get_by_role("button", name=LOG[language].format(f"Weekly {language}")).click()
         dialog.get_by_role("button", name=NEW_SUBSCRIPTION[language]).click()
+        # The account picker: found by part of the name, shown as text, added to the recipients.
+        dialog.get_by_label(FIND_ACCOUNT[language]).fill(f"zoé {language}")
+        who = f"{colleague_name} ({colleague})"
+        dialog.get_by_role("button", name=ADD_ACCOUNT[language].format(who)).click()
+        expect(dialog.get_by_label(RECIPIENTS[language], exact=True)).to_have_value(f"{email}\n{colleague}")
+        expect(dialog.get_by_role("button", name=who)).to_be_disabled()
+        assert dialog.locator("ul b").count() == 0  # a name is text, never markup
         check_accessibility(page, f"the subscriptions dialog ({language})")
         dialog.get_by_role("button", name=CLOSE[language]).click()
 

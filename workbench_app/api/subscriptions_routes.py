@@ -12,8 +12,8 @@ from workbench_app.api.authentication import identity, json_body, require_admin,
 from workbench_app.deliveries.schedules import Schedule
 from workbench_app.request_shapes import validated, validated_query
 from workbench_app.subscriptions import mail_settings, sending, store
-from workbench_app.subscriptions.shapes import (AlertsQuery, SubscriptionsQuery, AlertChange, MailServerChange, NewAlert, NewSubscription,
-                                                SubscriptionChange)
+from workbench_app.subscriptions.shapes import (AlertChange, AlertsQuery, MailServerChange, NewAlert, NewSubscription,
+                                                RecipientAccountsQuery, SubscriptionChange, SubscriptionsQuery)
 
 blueprint = Blueprint("subscriptions", __name__)
 
@@ -40,6 +40,14 @@ def create_subscription():
     fields = _body(NewSubscription)
     with services().transaction() as conn:
         return jsonify(store.create(conn, services().settings, identity(), fields)), 201
+
+
+@blueprint.get("/recipient-accounts")
+def recipient_accounts():
+    """People the caller may pick as recipients, found by part of their name or e-mail."""
+    search = validated_query(RecipientAccountsQuery, request.args).search or ""
+    with services().transaction() as conn:
+        return jsonify({"accounts": store.recipient_accounts(conn, identity(), search)})
 
 
 @blueprint.get("/subscriptions/<subscription_id>")

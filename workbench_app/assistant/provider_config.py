@@ -14,8 +14,7 @@ from psycopg.types.json import Jsonb
 
 from pipelines.settings import Settings
 from workbench_app.accounts.identity import Identity
-from workbench_app.errors import WorkbenchError, invalid
-from workbench_app.records import audit_log
+from workbench_app.errors import WorkbenchError
 from workbench_app.settings_over_environment import SettingsOverEnvironment
 
 _ROW = SettingsOverEnvironment("assistant_provider", "assistant_", secret_purpose="workbench-assistant-provider-key",
@@ -79,28 +78,19 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: d
     for name in ("model", "organization"):
         if name in given:
             changes[name] = given[name] or None
-    if "api_key" in given:
-        changes["api_key_sealed"] = _ROW.seal(settings, given["api_key"]) if given["api_key"] else None
+    changes.update(_ROW.sealed_change(settings, given, "api_key"))
     if given.get("headers") is not None:
         changes["headers"] = Jsonb(given["headers"])
     for name in LIMITS:
         if name in given:
             changes[name] = given[name]
-    if not changes:
-        raise invalid("Nothing to change.")
-    conn.execute("insert into assistant_provider (id) values (1) on conflict (id) do nothing")
-    assignments = ", ".join(f"{name} = %({name})s" for name in changes)
-    conn.execute(f"update assistant_provider set {assignments}, updated_at = now() where id = 1", changes)
-    # The audit names what changed, never the key.
-    audit_log.record(conn, who.user_id, who.actor, "assistant.provider_changed", None,
-                     {"fields": sorted(name.removesuffix("_sealed") for name in changes)})
+    _ROW.write(conn, who, changes, "assistant.provider_changed")
     return effective(conn, settings)
 
 
 def clear(conn: psycopg.Connection, settings: Settings, who: Identity) -> ProviderConfig:
     """Forget the administrator's settings (the environment's, if any, apply again)."""
-    conn.execute("delete from assistant_provider where id = 1")
-    audit_log.record(conn, who.user_id, who.actor, "assistant.provider_cleared")
+    _ROW.clear(conn, who, "assistant.provider_cleared")
     return effective(conn, settings)
 
 

@@ -15,7 +15,6 @@ from psycopg.types.json import Jsonb
 from pipelines.settings import Settings
 from workbench_app.accounts.identity import Identity
 from workbench_app.errors import invalid
-from workbench_app.records import audit_log
 from workbench_app.settings_over_environment import SettingsOverEnvironment
 
 _ROW = SettingsOverEnvironment("sso_provider", "oidc_", secret_purpose="workbench-sso-client-secret",
@@ -97,19 +96,14 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: d
             changes[name] = given[name]
     if "break_glass_email" in given:
         changes["break_glass_email"] = given["break_glass_email"] or None
-    if "client_secret" in given:
-        secret = given["client_secret"]
-        changes["client_secret_sealed"] = _ROW.seal(settings, secret) if secret else None
+    changes.update(_ROW.sealed_change(settings, given, "client_secret"))
     stored = {**_ROW.stored(conn), **changes}
     if stored.get("password_sign_in") is False and not stored.get("break_glass_email"):
         # Without single sign-on working, nobody could sign in at all: one administrator keeps a password.
         raise invalid("Name a break-glass administrator before turning password sign-in off.",
                       field="break_glass_email")
     if changes:
-        conn.execute(f"update sso_provider set {', '.join(f'{name} = %s' for name in changes)}, updated_at = now() "
-                     "where id = 1", tuple(changes.values()))
-        audit_log.record(conn, who.user_id, who.actor, "settings.sso_updated", None,
-                         {"fields": sorted(name.replace("_sealed", "") for name in changes)})
+        _ROW.write(conn, who, changes, "settings.sso_updated")
     return effective(conn, settings)
 
 

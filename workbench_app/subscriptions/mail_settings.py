@@ -25,11 +25,10 @@ from workbench_app.deliveries.mail_server import DEFAULT_PORTS, MailServer
 from workbench_app.deliveries.smtp_delivery import send_mail
 from workbench_app.errors import WorkbenchError, invalid
 from workbench_app.i18n import language
-from workbench_app.records import audit_log
 from workbench_app.settings_over_environment import SettingsOverEnvironment
 
 _ROW = SettingsOverEnvironment("mail_server", "smtp_", secret_purpose="workbench-smtp-password",
-                               secret_bound_to="mail-server:1")
+                               secret_bound_to="mail-server:1", records_who=True)
 FIELDS = ("host", "port", "security", "username", "from_address")
 
 
@@ -88,8 +87,7 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: d
             changes[name] = (value.strip() or None) if isinstance(value, str) else value
     if "security" in changes and changes["security"] is None:
         changes["security"] = "starttls"
-    if "password" in given:
-        changes["password_sealed"] = _ROW.seal(settings, given["password"]) if given["password"] else None
+    changes.update(_ROW.sealed_change(settings, given, "password"))
     if not changes:
         raise invalid("Nothing to change.")
     stored = {**_ROW.stored(conn), **changes}
@@ -99,20 +97,13 @@ def update(conn: psycopg.Connection, settings: Settings, who: Identity, given: d
         if stored.get("username") and (stored.get("security") or "starttls") == "none":
             # smtp_delivery never sends a password over a connection without TLS.
             raise invalid("A mail server with a username needs STARTTLS or TLS.", field="security")
-    conn.execute("insert into mail_server (id) values (1) on conflict (id) do nothing")
-    assignments = ", ".join(f"{name} = %({name})s" for name in changes)
-    conn.execute(f"update mail_server set {assignments}, updated_at = now(), updated_by = %(who)s where id = 1",
-                 {**changes, "who": who.user_id})
-    # The audit names what changed, never the password.
-    audit_log.record(conn, who.user_id, who.actor, "settings.mail_updated", None,
-                     {"fields": sorted(name.removesuffix("_sealed") for name in changes)})
+    _ROW.write(conn, who, changes, "settings.mail_updated")
     return effective(conn, settings)
 
 
 def clear(conn: psycopg.Connection, settings: Settings, who: Identity) -> MailSettings:
     """Forget the administrator's server (the environment's, if any, applies again)."""
-    conn.execute("delete from mail_server where id = 1")
-    audit_log.record(conn, who.user_id, who.actor, "settings.mail_cleared")
+    _ROW.clear(conn, who, "settings.mail_cleared")
     return effective(conn, settings)
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from workbench_app.openapi_vocabulary import model_body, ref as _ref
+from workbench_app.request_shapes import query_parameters
 from workbench_app.subscriptions.shapes import (Alert, AlertChange, AlertList, DeliveryList, MailServerChange,
                                                 MailServerSettings, MailTestOutcome, NewAlert, NewSubscription,
-                                                SendingOutcome, Subscription, SubscriptionChange, SubscriptionList,
-                                                SubscriptionsQuery, AlertsQuery)
-from workbench_app.request_shapes import query_parameters
+                                                RecipientAccountList, RecipientAccountsQuery, SendingOutcome,
+                                                Subscription, SubscriptionChange, SubscriptionList, SubscriptionsQuery,
+                                                AlertsQuery)
 
 ANSWERS = (Subscription, SubscriptionList, DeliveryList, Alert, AlertList, SendingOutcome, MailServerSettings,
-           MailTestOutcome)
+           MailTestOutcome, RecipientAccountList)
 REQUESTS = (NewSubscription, SubscriptionChange, NewAlert, AlertChange, MailServerChange)
 
 
@@ -37,6 +38,9 @@ def paths(op, also) -> dict[str, Any]:
         "/subscriptions/{subscription_id}/send": {
             "post": op("Send a subscription now, to every recipient", "subscriptions", params=one,
                        result=_ref("SendingOutcome"))},
+        "/recipient-accounts": {
+            "get": op("Find accounts to send to", "subscriptions", result=_ref("RecipientAccountList"),
+                   query=query_parameters(RecipientAccountsQuery))},
         "/alerts": {
             "get": op("List alerts", "subscriptions", result=_ref("AlertList"), query=query_parameters(AlertsQuery)),
             "post": also(op("Watch a question", "subscriptions", ok=201, body=model_body(NewAlert), result=_ref("Alert")),

@@ -71,6 +71,19 @@ class SubscriptionRecipient(AnswerShape):
     unsubscribed: bool
 
 
+class RecipientAccount(AnswerShape):
+    """A person who can be picked as a recipient: name and e-mail, nothing more."""
+
+    user_id: int
+    display_name: str
+    email: str
+
+
+class RecipientAccountList(AnswerShape):
+    accounts: list[RecipientAccount]
+    """At most 10, by name."""
+
+
 class ScheduleAnswer(AnswerShape):
     every: Literal["day", "week", "month"]
     hour: int
@@ -259,3 +272,9 @@ class AlertsQuery(QueryShape):
     question_id: QueryNumber() = None
     all: QueryFlag = "false"
     """Everyone's (administrators)."""
+
+
+class RecipientAccountsQuery(QueryShape):
+    search: Text(100) = None
+    """Part of a name or e-mail address. Administrators find every active person; others themselves and
+    the people who share a group with them. At most 10, name and e-mail only."""

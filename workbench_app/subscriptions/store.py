@@ -180,6 +180,32 @@ def deliveries(conn: psycopg.Connection, identity: Identity, subscription_id: in
             for entry in log_of(conn, **{kind.key: subscription_id})]
 
 
+RECIPIENT_MATCHES = 10
+
+
+def recipient_accounts(conn: psycopg.Connection, identity: Identity, search: str) -> list[dict[str, Any]]:
+    """The people the caller may pick as recipients whose name or e-mail holds `search`, name and
+    e-mail only, at most RECIPIENT_MATCHES: any active person for an administrator; otherwise the
+    caller and the active people who share a group with them (the whole list of people stays an
+    administrator's; an address typed in full still reaches any account)."""
+    search = search.strip()
+    if not search:
+        return []
+    pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(
+            """select user_id, coalesce(display_name, '') as display_name, email from users u
+                where kind = 'person' and is_active
+                  and (coalesce(display_name, '') ilike %(pattern)s or email ilike %(pattern)s)
+                  and (%(admin)s or user_id = %(me)s or exists (
+                       select 1 from group_members mine join group_members theirs using (group_id)
+                        where mine.user_id = %(me)s and theirs.user_id = u.user_id))
+                order by lower(coalesce(nullif(display_name, ''), email)), user_id
+                limit %(limit)s""",
+            {"pattern": pattern, "admin": identity.is_admin, "me": identity.user_id, "limit": RECIPIENT_MATCHES},
+        ).fetchall()
+
+
 def external_recipients_allowed(conn: psycopg.Connection) -> bool:
     return bool(instance_settings.sharing(conn)["external_recipients"])
 

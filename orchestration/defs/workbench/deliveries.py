@@ -7,6 +7,11 @@ requested for each subscription, so a due time is requested once however often t
 In the run, each subscription or alert is a step of its own (a dynamic output), with its counts as the
 step's metadata in the Dagster UI. A step retried, or a run started twice, sends nothing twice: each
 recipient's delivery is claimed in the delivery log before its message goes out.
+
+The run's steps run one after another in the run's own process (the in-process executor): they share
+the printer's headless browser, started once, and the reports made for one delivery that another can
+reuse (same dashboard, filters, theme, recipient and rights: workbench_app/subscriptions/report_content.py).
+A step of its own process would start Python, the workbench and Chromium again for every delivery.
 """
 
 import hashlib
@@ -16,7 +21,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 from dagster import (Config, DefaultSensorStatus, DynamicOut, DynamicOutput, OpExecutionContext, Output, RunConfig,
-                     RunRequest, SensorEvaluationContext, SkipReason, job, op, sensor)
+                     RunRequest, SensorEvaluationContext, SkipReason, in_process_executor, job, op, sensor)
 
 from orchestration.defs.resources import Warehouse
 from pipelines.settings import Settings
@@ -77,7 +82,8 @@ def deliver(context: OpExecutionContext, warehouse: Warehouse, planned: str):
     return Output(None, metadata=metadata)
 
 
-@job(description="Deliver the subscriptions and check the alerts that are due (started by subscriptions_due_sensor).")
+@job(description="Deliver the subscriptions and check the alerts that are due (started by subscriptions_due_sensor).",
+     executor_def=in_process_executor)
 def subscription_deliveries_job():
     planned_deliveries().map(deliver)
 

@@ -1730,6 +1730,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recipient-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find accounts to send to */
+        get: operations["find_accounts_to_send_to"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts": {
         parameters: {
             query?: never;
@@ -2562,6 +2579,16 @@ export interface components {
         };
         QuestionList: {
             questions: components["schemas"]["Question"][];
+        };
+        /** @description A person who can be picked as a recipient: name and e-mail, nothing more. */
+        RecipientAccount: {
+            user_id: number;
+            display_name: string;
+            email: string;
+        };
+        RecipientAccountList: {
+            /** @description At most 10, by name. */
+            accounts: components["schemas"]["RecipientAccount"][];
         };
         RefreshedSources: {
             /** @description The sources' version every worker now re-reads. */
@@ -17056,6 +17083,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SendingOutcome"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    find_accounts_to_send_to: {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipientAccountList"];
                 };
             };
             /** @description Invalid input */

@@ -5,6 +5,7 @@ import fieldStyles from "../../ui/Field.module.css";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import adminStyles from "../admin/Admin.module.css";
+import { RecipientPicker } from "./RecipientPicker";
 import { timeZones, type Channel, type Every, type SendingDraft, type WebhookFormat } from "./sendingDraft";
 
 const HOURS = Array.from({ length: 24 }, (_, hour) => String(hour));
@@ -48,6 +49,8 @@ export function SendingFields({ draft, set, creating }: {
           <textarea id={recipientsId} className={fieldStyles.input} rows={3} value={draft.recipients}
             aria-describedby={`${recipientsId}-hint`} onChange={(event) => set({ recipients: event.target.value })} />
           <span id={`${recipientsId}-hint`} className={fieldStyles.hint}>{t("subscriptions.recipientsHint")}</span>
+          <RecipientPicker recipients={draft.recipients}
+            onAdd={(email) => set({ recipients: draft.recipients.trim() ? `${draft.recipients.trim()}\n${email}` : email })} />
         </div>
       ) : (
         <>

@@ -39,3 +39,11 @@ export const mailSettingsQuery = () => queryOptions({
   queryKey: ["admin", "settings", "mail"] as const,
   queryFn: () => data(api.GET("/settings/mail")),
 });
+
+// The people the caller may pick as recipients (the server decides who: see GET /recipient-accounts).
+export const recipientAccountsQuery = (search: string) => queryOptions({
+  queryKey: ["recipient-accounts", search] as const,
+  queryFn: async () => (await data(api.GET("/recipient-accounts", { params: { query: { search } } }))).accounts,
+  enabled: search.length > 0,
+  staleTime: 30_000,
+});
