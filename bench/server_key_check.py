@@ -12,7 +12,11 @@ thread, the threads of the own checks; PostgreSQL's is its own) per event, best 
 and the events per group commit. The difference is the check's cost; a loaded machine inflates
 both alike.
 
-Usage: .venv/bin/python bench/server_key_check.py [--batches 400] [--clients 8] [--rounds 3]
+`--way own|group` runs the warm-up and one way only, once: a steady load for an instruction
+counter (`valgrind --tool=callgrind`), whose counts do not move with the machine's load; two
+runs, one a way, differ by that way's instructions (the set-up is the same).
+
+Usage: .venv/bin/python bench/server_key_check.py [--batches 400] [--clients 8] [--rounds 3] [--way own|group]
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=400, help="batches per round and way")
     parser.add_argument("--clients", type=int, default=8, help="coroutines sending at once")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--way", choices=["own", "group"], default=None, help="this way only, once")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-keys-"))
@@ -104,6 +109,9 @@ def _measure(args, secret: str) -> int:
         await asyncio.gather(*(client() for _ in range(args.clients)))
 
     ways = {"own check (main's way)": own_check, "in the group query": in_group}
+    if args.way:
+        ways = {"own check (main's way)": own_check} if args.way == "own" else {"in the group query": in_group}
+        args.rounds = 1
     best = {name: float("inf") for name in ways}
     per_group = {}
 
@@ -119,6 +127,8 @@ def _measure(args, secret: str) -> int:
 
     uvloop.run(rounds())
     events = args.batches * BATCH
+    if args.way:
+        return 0
     print(f"{events:,} server events a round ({args.batches} batches of {BATCH}, {args.clients} at once), "
           f"collector CPU per event, best of {args.rounds} (load average {os.getloadavg()[0]:.1f})")
     for name, seconds in best.items():
