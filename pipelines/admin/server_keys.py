@@ -124,6 +124,9 @@ def authenticate_and_count(conn: psycopg.Connection, secret: str,
 # request). A key not returned counts nothing, and its batches are answered as before, by the
 # check of their own (`authenticate_and_count`): revoked, changed or over its limit alike. A key's
 # last use is recorded as `record_use` does, without waiting on a row another transaction holds.
+# The writer commits this statement on its own, before the group's events (a group of another
+# worker with the same key would otherwise wait for the count's row until the COPY ends). Keys
+# are counted in the order of their ids, so two groups with the same keys never wait in a circle.
 @functools.cache
 def group_key_check_statement() -> str:
     from pipelines.ingest.rate_limits import COUNT_IF_ALLOWED
@@ -139,7 +142,7 @@ def group_key_check_statement() -> str:
                       join collect.sites s on s.site_id = k.site_id and s.accept_user_id = w.accept_user_id),
                  counted as ({COUNT_IF_ALLOWED.format(
                      source="select key_id, date_trunc('minute', now()), events from key"
-                            " where events <= rate_limit_per_minute",
+                            " where events <= rate_limit_per_minute order by key_id",
                      limit="(select rate_limit_per_minute from key where key.key_id = excluded.key_id)")}),
                  used as (
                     update collect.server_keys set last_used_at = now()

@@ -264,13 +264,16 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
     so a connection lost during the commit leaves a spool line whose outcome replay can look up.
 
     `checks` (one per unit, or None): the server keys of batches whose key is checked and counted
-    here (`server_keys.group_key_check_statement`), in the same query string. A unit whose key is
-    not confirmed writes nothing; `on_checked` receives, before the COPY data is sent, per unit
-    whether it was confirmed (True for a unit without a check).
+    here (`server_keys.group_key_check_statement`), at the head of the same query string, in a
+    transaction of its own that the string's `commit` ends: a key's count is kept whatever becomes
+    of the rows (as the request's own check kept it), and the count's row is not held locked
+    while the COPY runs (a group of another worker with the same key would wait for it). A unit
+    whose key is not confirmed writes nothing; `on_checked` receives, before the COPY data is
+    sent, per unit whether it was confirmed (True for a unit without a check).
     """
     plan = _Plan.of(units)
     records = [units[i][1] for i in plan.first_of_key.values()]
-    statements = ["select pg_current_xact_id()::text"]
+    statements = []
     checked = [True] * len(units)
     key_params = None
     if checks is not None and any(check is not None for check in checks):
@@ -279,13 +282,17 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
     if records or plan.counts or key_params:
         # Client-side binding (psycopg quotes every value): a simple query takes no parameters.
         mogrify = psycopg.ClientCursor(conn).mogrify
+        if key_params:
+            statements += [mogrify(group_key_check_statement(), key_params), "commit"]
+        statements.append("select pg_current_xact_id()::text")
         if records:
             statements.append(mogrify(_CLAIM_KEYS, _claim_params(records)))
         if plan.counts:
             statements.append(mogrify(_COUNT_REJECTIONS, _rejection_params(plan.counts)))
-        if key_params:
-            statements.append(mogrify(group_key_check_statement(), key_params))
+    else:
+        statements.append("select pg_current_xact_id()::text")
     statements.append(COPY_STATEMENT)
+    first = 2 if key_params else 0  # the results of the events' transaction start here
     pgconn = conn.pgconn
     pgconn.send_query("; ".join(statements).encode(conn.info.encoding))
     results = conn.wait(execute(pgconn))  # flushes the query, then reads up to the COPY's start
@@ -294,13 +301,13 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
             raise psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
     if results[-1].status != pq.ExecStatus.COPY_IN:
         raise psycopg.InterfaceError("the group's query string did not reach its COPY")
-    on_xid(results[0].get_value(0, 0).decode())
+    on_xid(results[first].get_value(0, 0).decode())
     if records:
-        claimed = results[1]
+        claimed = results[first + 1]
         plan.claimed({(claimed.get_value(i, 0).decode(), claimed.get_value(i, 1).decode())
                       for i in range(claimed.ntuples)})
     if key_params:
-        confirmed = results[-2]  # the statement just before the COPY
+        confirmed = results[0]
         keys = {confirmed.get_value(i, 0).decode() for i in range(confirmed.ntuples)}
         checked = [check is None or (not alone and check.key_id in keys)
                    for check, alone in zip(checks, apart)]

@@ -397,6 +397,9 @@ def test_group_commit_checks_and_counts_server_keys_with_their_rows(database_url
     assert sorted(names(db)) == ["a1", "a2", "plain"]
     usage = dict(db.execute("select key_id::text, events from collect.server_key_usage").fetchall())
     assert usage == {keys[0].key_id: 9}
+    # The count was committed in a transaction of its own, before the events' (see commit_units).
+    (count_xmin,) = db.execute("select xmin::text from collect.server_key_usage").fetchone()
+    assert db.execute("select array_agg(distinct xmin::text) from raw.events").fetchone()[0] != [count_xmin]
     stale = db.execute("select key_id::text from collect.server_keys where last_used_at is null").fetchall()
     assert [k for (k,) in stale] == [keys[2].key_id]  # the use of an active key is recorded, as its own check does
 
