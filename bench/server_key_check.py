@@ -12,11 +12,13 @@ thread, the threads of the own checks; PostgreSQL's is its own) per event, best 
 and the events per group commit. The difference is the check's cost; a loaded machine inflates
 both alike.
 
-`--way own|group` runs the warm-up and one way only, once: a steady load for an instruction
-counter (`valgrind --tool=callgrind`), whose counts do not move with the machine's load; two
-runs, one a way, differ by that way's instructions (the set-up is the same).
+`--way own|group` runs the warm-up and one way only, once, and `--way none` the warm-up alone: a
+steady load for an instruction counter (`valgrind --tool=callgrind`), whose counts do not move
+with the machine's load; a way's run less the run of `none`, divided by the events, is that way's
+instructions per event (the set-up is the same; its polling loops wait on other processes, so
+runs differ by a few million instructions).
 
-Usage: .venv/bin/python bench/server_key_check.py [--batches 400] [--clients 8] [--rounds 3] [--way own|group]
+Usage: .venv/bin/python bench/server_key_check.py [--batches 400] [--clients 8] [--rounds 3] [--way own|group|none]
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=400, help="batches per round and way")
     parser.add_argument("--clients", type=int, default=8, help="coroutines sending at once")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--way", choices=["own", "group"], default=None, help="this way only, once")
+    parser.add_argument("--way", choices=["own", "group", "none"], default=None, help="this way only, once")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-keys-"))
@@ -110,7 +112,8 @@ def _measure(args, secret: str) -> int:
 
     ways = {"own check (main's way)": own_check, "in the group query": in_group}
     if args.way:
-        ways = {"own check (main's way)": own_check} if args.way == "own" else {"in the group query": in_group}
+        ways = {"own": {"own check (main's way)": own_check}, "group": {"in the group query": in_group},
+                "none": {}}[args.way]
         args.rounds = 1
     best = {name: float("inf") for name in ways}
     per_group = {}
