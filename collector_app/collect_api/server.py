@@ -17,8 +17,8 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from collector_app.collect_api.context import database_unavailable, ingestion, json_body
-from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, ServerBatches, bearer_secret,
-                                                    unknown_key)
+from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, Batch, ServerBatches,
+                                                    bearer_secret, unknown_key)
 from collector_app.errors import ApiError
 from pipelines.ingest.service import DatabaseDown, utc_now
 from pipelines.ingest.writer import WriterUnavailable
@@ -45,17 +45,31 @@ def collect_server():
     secret, key_hash = batches.credentials(request.headers.get("Authorization"),
                                            request.headers.get("Idempotency-Key"))
     request.max_content_length = SERVER_BODY_LIMIT  # Werkzeug answers 413 past it
-    batch = batches.begin(secret, key_hash, request.get_data(), utc_now())
+    body = request.get_data()
+    batch = batches.begin_cached(secret, key_hash, body, utc_now())
+    if batch is not None:
+        answer = _stored(batches, batch)
+        if answer is not None:
+            return _flask_answer(answer)
+        # The writer did not confirm the cached key: the request's own check answers, as before.
+    batch = batches.begin(secret, key_hash, body, utc_now())
     if isinstance(batch, Answer):
         return _flask_answer(batch)
+    return _flask_answer(_stored(batches, batch))
+
+
+def _stored(batches: ServerBatches, batch: Batch) -> Answer | None:
+    """As `AsgiServerBatch._stored`: the answer, or None when the writer did not confirm the key."""
     rows, response, record = batches.rows(batch)
     outcome = "stored"
-    if rows or record:
+    if rows or record or batch.key_check:
         try:
-            outcome = batches.service.store(rows, record)
+            outcome = batches.service.store(rows, record, key_check=batch.key_check)
         except WriterUnavailable:
             raise database_unavailable() from None
-    return _flask_answer(batches.finish(batch, response, outcome))
+    if outcome == "unchecked":
+        return None
+    return batches.finish(batch, response, outcome)
 
 
 @bp.post("/collect/server/erase")

@@ -2,8 +2,10 @@
 
 The steps are `ServerBatches`' (server_batch.py). The two that read the database (authenticate,
 count against the rate limit, look up an idempotency key) run in a thread, so that a slow or
-absent database never stalls the loop; validation and derivation run in the loop, and the
-coroutine awaits the writer's group commit (`BatchWriter.submit_async`) like a beacon does.
+absent database never stalls the loop, except for a key this process has authenticated before
+and a request without an Idempotency-Key: its key is checked and counted in the writer's group
+query (`begin_cached`). Validation and derivation run in the loop, and the coroutine awaits the
+writer's group commit (`BatchWriter.submit_async`) like a beacon does.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import logging
 
 from collector_app.collect_api.beacon_asgi import read_body, send_answer
 from collector_app.collect_api.context import database_unavailable
-from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, ServerBatches,
+from collector_app.collect_api.server_batch import (SERVER_BODY_LIMIT, Answer, Batch, ServerBatches,
                                                     payload_too_large)
 from collector_app.errors import ApiError, error_document, internal_error
 from pipelines.ingest.service import utc_now
@@ -69,16 +71,30 @@ class AsgiServerBatch:
         if body is None:
             raise payload_too_large()
         loop = asyncio.get_running_loop()
+        batch = batches.begin_cached(secret, key_hash, body, utc_now())
+        if batch is not None:
+            answer = await self._stored(batch)
+            if answer is not None:
+                return answer
+            # The writer did not confirm the cached key: the request's own check answers, as before.
         batch = await loop.run_in_executor(None, batches.begin, secret, key_hash, body, utc_now())
         if isinstance(batch, Answer):
             return batch
+        return await self._stored(batch)
+
+    async def _stored(self, batch: Batch) -> Answer | None:
+        """Validate, derive and write the batch; its answer, or None when the writer did not confirm
+        the key of a `begin_cached` batch (nothing written)."""
+        batches = self.batches
         rows, response, record = batches.rows(batch)
         outcome = "stored"
-        if rows or record:
+        if rows or record or batch.key_check:
             try:
-                outcome = await batches.service.store_async(rows, record)
+                outcome = await batches.service.store_async(rows, record, key_check=batch.key_check)
             except WriterUnavailable:
                 raise database_unavailable() from None
+        if outcome == "unchecked":
+            return None
         if outcome == "duplicate":
-            return await loop.run_in_executor(None, batches.finish, batch, response, outcome)
+            return await asyncio.get_running_loop().run_in_executor(None, batches.finish, batch, response, outcome)
         return batches.finish(batch, response, outcome)

@@ -10,9 +10,14 @@ in the same steps:
    refusal here does not read the body);
 2. `begin`: parse the body, count its events, authenticate the key, count the events against its
    limit, and find an earlier answer to the idempotency key: the database is read, so the event
-   loop runs this step in a thread; answers a replay directly;
+   loop runs this step in a thread; answers a replay directly. A request without an
+   Idempotency-Key whose key this process has authenticated before takes `begin_cached` instead
+   (CPU only): the key's check and count go with its rows into the writer's group query;
 3. `rows`: validate and derive (CPU only: the salt is at hand after `begin`);
-4. the writer makes the rows durable (`BatchWriter.submit`, or `submit_async` from the loop);
+4. the writer makes the rows durable (`BatchWriter.submit`, or `submit_async` from the loop). When
+   it did not confirm the key of a `begin_cached` batch (outcome `unchecked`: nothing written,
+   nothing counted), the request starts again at `begin`, whose check answers as it always has
+   (401, 429, or the rows of an identity that changed, or the spool while the database is down);
 5. `finish`: the 202, or the stored answer when a concurrent twin of the request won the
    idempotency key (the database is read again, rarely).
 
@@ -35,7 +40,7 @@ from pipelines.ingest.event_model import MAX_EVENTS_PER_REQUEST, ServerBatch
 from pipelines.ingest.json_bodies import is_utf8
 from pipelines.ingest.service import DatabaseDown, Ingestion
 from pipelines.ingest.visitors import SaltUnavailable
-from pipelines.ingest.writer import IdempotencyRecord
+from pipelines.ingest.writer import IdempotencyRecord, KeyCheck
 
 # 100 events each at every length limit (about 48 kB of ASCII apiece) fit with room to spare.
 SERVER_BODY_LIMIT = 8 * 1024 * 1024
@@ -62,6 +67,7 @@ class Batch:
     request_hash: str
     now: datetime
     escapes: bool = True  # whether the body holds a \u escape (without, no event holds NUL or a surrogate)
+    key_check: KeyCheck | None = None  # from begin_cached: the key is checked with the rows, by the writer
 
 
 def has_unicode_escape(body: bytes) -> bool:
@@ -165,6 +171,18 @@ class ServerBatches:
                            {"limit_per_minute": started.identity.rate_limit_per_minute},
                            headers={"Retry-After": str(int(started.retry_after))})
         return Batch(started.identity, events, key_hash, request_hash, now, has_unicode_escape(body))
+
+    def begin_cached(self, secret: str, key_hash: str | None, body: bytes, now: datetime) -> Batch | None:
+        """`begin` without the database, for a request without an Idempotency-Key whose key this
+        process has authenticated before (`Ingestion.cached_server_request`); None: take `begin`.
+        The body's refusals are `begin`'s, in the same order (they come before the key's)."""
+        if key_hash is not None or self.service.cached_key_check(secret, 0, now) is None:
+            return None
+        events = batch_events(body)
+        started = self.service.cached_key_check(secret, len(events), now)
+        if started is None:
+            return None
+        return Batch(started.identity, events, None, "", now, has_unicode_escape(body), started.key_check)
 
     def rows(self, batch: Batch) -> tuple[list[tuple], dict, IdempotencyRecord | None]:
         """The rows to write, the 202's document, and the idempotency record to store with them."""

@@ -7,6 +7,7 @@ its last four characters (`secret_hint`, to tell keys apart in a list) are store
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import secrets
 import uuid
@@ -112,6 +113,44 @@ def authenticate_and_count(conn: psycopg.Connection, secret: str,
         return None, False
     *key, allowed = row
     return _identity(conn, tuple(key)), allowed
+
+
+# The server keys of a group of `POST /collect/server` batches, checked and counted in the event
+# writer's group query (pipelines/ingest/writer.py) instead of in a statement of their own per batch.
+# Each row of the parameters is one key of the group as the collector has it cached (its secret's
+# hash, id, site, the site's `accept_user_id`) with the group's events sent with it; a key is returned
+# only when it is still active with that same identity and all those events fit in its minute,
+# and only then are they counted (COUNT_IF_ALLOWED, as `authenticate_and_count` does for one
+# request). A key not returned counts nothing, and its batches are answered as before, by the
+# check of their own (`authenticate_and_count`): revoked, changed or over its limit alike. A key's
+# last use is recorded as `record_use` does, without waiting on a row another transaction holds.
+# The writer commits this statement on its own, before the group's events (a group of another
+# worker with the same key would otherwise wait for the count's row until the COPY ends). Keys
+# are counted in the order of their ids, so two groups with the same keys never wait in a circle.
+@functools.cache
+def group_key_check_statement() -> str:
+    from pipelines.ingest.rate_limits import COUNT_IF_ALLOWED
+
+    return f"""with wanted (secret_hash, key_id, site_id, accept_user_id, events) as (
+                    select * from unnest(%s::bytea[], %s::uuid[], %s::uuid[], %s::boolean[], %s::bigint[])),
+                 key as (
+                    select k.key_id, k.rate_limit_per_minute, w.events,
+                           k.last_used_at is null or k.last_used_at < now() - interval '1 minute' as stale
+                      from wanted w
+                      join collect.server_keys k on k.secret_hash = w.secret_hash and k.key_id = w.key_id
+                                                and k.revoked_at is null and k.site_id = w.site_id
+                      join collect.sites s on s.site_id = k.site_id and s.accept_user_id = w.accept_user_id),
+                 counted as ({COUNT_IF_ALLOWED.format(
+                     source="select key_id, date_trunc('minute', now()), events from key"
+                            " where events <= rate_limit_per_minute order by key_id",
+                     limit="(select rate_limit_per_minute from key where key.key_id = excluded.key_id)")}),
+                 used as (
+                    update collect.server_keys set last_used_at = now()
+                     where key_id in (select key_id from collect.server_keys
+                                       where key_id in (select key_id from key where stale)
+                                         and (last_used_at is null or last_used_at < now() - interval '1 minute')
+                                         for update skip locked))
+            select key_id::text from counted"""
 
 
 def _validated_name(name: Any) -> str:

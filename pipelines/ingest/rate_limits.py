@@ -24,7 +24,7 @@ COUNT_IF_ALLOWED = """insert into collect.server_key_usage as usage (key_id, win
                                 then usage.events + excluded.events else excluded.events end
             where case when usage.window_start = excluded.window_start
                        then usage.events + excluded.events else excluded.events end <= {limit}
-           returning events"""
+           returning key_id, events"""
 
 
 def count_events(conn: psycopg.Connection, key_id, events: int, limit_per_minute: int) -> float | None:

@@ -26,7 +26,7 @@ from pipelines.ingest.browser import AddressRateLimit, SiteConfig, SiteConfigs, 
 from pipelines.ingest.events import EventRefused, browser_event_times, check_browser_event, check_server_event
 from pipelines.ingest.rows import event_row
 from pipelines.ingest.visitors import DailySalts, SaltUnavailable, utc_day
-from pipelines.ingest.writer import IdempotencyRecord, writer_for
+from pipelines.ingest.writer import IdempotencyRecord, KeyCheck, writer_for
 
 
 class DatabaseDown(RuntimeError):
@@ -45,6 +45,7 @@ class ServerRequest:
     identity: ServerKeyIdentity
     stored: tuple[str, dict] | None = None  # (request hash, response) of an idempotency key seen before
     retry_after: float | None = None  # set when the rate limit refuses the request
+    key_check: KeyCheck | None = None  # the key's check and count, left to the writer (cached_server_request)
 
 
 class Ingestion:
@@ -122,6 +123,22 @@ class Ingestion:
                 raise
             return ServerRequest(identity)
 
+    def cached_key_check(self, secret: str, events: int, now: datetime) -> ServerRequest | None:
+        """The checks of `begin_server_request` left to the writer's group query, for a request
+        without an Idempotency-Key whose key this process has authenticated before: its cached
+        identity, to derive the rows with, and the `KeyCheck` that the writer runs with them (the
+        key still active with that identity, `events` counted against its minute). None when the
+        request must take `begin_server_request`: a key not seen yet, no salt for today at hand,
+        the database just found down (the answer is then the spool's, as before)."""
+        if not self._known_keys or time.monotonic() < self._down_until or self.salts.cached(utc_day(now)) is None:
+            return None
+        fingerprint = hashlib.sha256(secret.encode()).digest()  # the key's secret_hash
+        identity = self._known_keys.get(fingerprint)
+        if identity is None:
+            return None
+        return ServerRequest(identity, key_check=KeyCheck(fingerprint, str(identity.key_id), str(identity.site_id),
+                                                          identity.accept_user_id, events))
+
     def server_rows(self, identity: ServerKeyIdentity, events: list, now: datetime,
                     escapes: bool = True) -> tuple[list[tuple], list[dict]]:
         """Check each event (undecoded JSON, `msgspec.Raw`, or Python objects) and derive its row.
@@ -147,14 +164,15 @@ class Ingestion:
         return rows, rejected
 
     def store(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-              rejections: list[list] | None = None) -> str:
-        """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`."""
-        return self.writer.submit(rows, idempotency, rejections)
+              rejections: list[list] | None = None, key_check: KeyCheck | None = None) -> str:
+        """Hand rows to the writer and wait until durable: `stored`, `spooled` or `duplicate`;
+        `unchecked` when the writer did not confirm `key_check` (`BatchWriter.submit`)."""
+        return self.writer.submit(rows, idempotency, rejections, key_check=key_check)
 
     async def store_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-                          rejections: list[list] | None = None) -> str:
+                          rejections: list[list] | None = None, key_check: KeyCheck | None = None) -> str:
         """`store` for a coroutine."""
-        return await self.writer.submit_async(rows, idempotency, rejections)
+        return await self.writer.submit_async(rows, idempotency, rejections, key_check)
 
     def site_config(self, site_id: str, may_block: bool = True) -> SiteConfig | None:
         """The site's config (cached a few seconds), None for an unknown site; a stale config

@@ -29,6 +29,7 @@ from psycopg.generators import execute
 from psycopg.types.json import Jsonb
 
 from pipelines.admin.privacy_requests import subject_key
+from pipelines.admin.server_keys import group_key_check_statement
 from pipelines.database.connection import DatabaseUnavailable, connect
 from pipelines.ingest.erased import drop_erased
 from pipelines.ingest.rows import COLUMNS, as_rows
@@ -57,6 +58,18 @@ class IdempotencyRecord:
 
     def as_list(self) -> list:
         return [self.key_id, self.key_hash, self.request_hash, self.response]
+
+
+@dataclass(frozen=True)
+class KeyCheck:
+    """A server batch's key, as the collector has it cached, still to be checked and its events
+    counted against its minute: in the group's query string, with its rows (`commit_units`)."""
+
+    secret_hash: bytes
+    key_id: str
+    site_id: str
+    accept_user_id: bool
+    events: int
 
 
 # The COPY data handed to psycopg at a time (its own buffer is 32 kB: a group writes in fewer calls).
@@ -190,8 +203,12 @@ class _Plan:
             if pair not in new:
                 self.duplicate[index] = True
 
-    def rows(self, units: list[Unit]) -> list[tuple]:
-        return [row for (rows, _, _), dup in zip(units, self.duplicate) if not dup for row in rows]
+    def rows(self, units: list[Unit], checked: list[bool] | None = None) -> list[tuple]:
+        """The rows to write: none of a duplicate, nor of a unit whose key was not confirmed."""
+        if checked is None:
+            return [row for (rows, _, _), dup in zip(units, self.duplicate) if not dup for row in rows]
+        return [row for (rows, _, _), dup, ok in zip(units, self.duplicate, checked) if ok and not dup
+                for row in rows]
 
 
 def write_units(conn: psycopg.Connection, units: list[Unit]) -> list[bool]:
@@ -211,7 +228,30 @@ def write_units(conn: psycopg.Connection, units: list[Unit]) -> list[bool]:
     return plan.duplicate
 
 
-def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[str], None]) -> list[bool]:
+def _key_check_params(checks: list[KeyCheck | None]) -> tuple[tuple, list[bool]]:
+    """The group key check's parameters, one row a key with the events of all its batches, and the
+    units whose key cannot be checked with the others (another identity cached under the same
+    secret: not expected, answered by their own check)."""
+    keys: dict[bytes, list] = {}
+    apart = [False] * len(checks)
+    for index, check in enumerate(checks):
+        if check is None:
+            continue
+        found = keys.get(check.secret_hash)
+        if found is None:
+            keys[check.secret_hash] = [check, check.events]
+        elif (found[0].key_id, found[0].site_id, found[0].accept_user_id) != (
+                check.key_id, check.site_id, check.accept_user_id):
+            apart[index] = True
+        else:
+            found[1] += check.events
+    rows = [(c.secret_hash, c.key_id, c.site_id, c.accept_user_id, n) for c, n in keys.values()]
+    return tuple(list(column) for column in zip(*rows)), apart
+
+
+def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[str], None],
+                 checks: list[KeyCheck | None] | None = None,
+                 on_checked: Callable[[list[bool]], None] | None = None) -> list[bool]:
     """Write and commit units as `write_units` does, in two round trips; `conn` in autocommit, idle.
 
     One simple query carries the transaction id, the idempotency claims, the rejection counts and
@@ -222,18 +262,37 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
 
     `on_xid` receives the transaction id before the COPY ends, hence before the commit can happen,
     so a connection lost during the commit leaves a spool line whose outcome replay can look up.
+
+    `checks` (one per unit, or None): the server keys of batches whose key is checked and counted
+    here (`server_keys.group_key_check_statement`), at the head of the same query string, in a
+    transaction of its own that the string's `commit` ends: a key's count is kept whatever becomes
+    of the rows (as the request's own check kept it), and the count's row is not held locked
+    while the COPY runs (a group of another worker with the same key would wait for it). A unit
+    whose key is not confirmed writes nothing; `on_checked` receives, before the COPY data is
+    sent, per unit whether it was confirmed (True for a unit without a check).
     """
     plan = _Plan.of(units)
     records = [units[i][1] for i in plan.first_of_key.values()]
-    statements = ["select pg_current_xact_id()::text"]
-    if records or plan.counts:
+    statements = []
+    checked = [True] * len(units)
+    key_params = None
+    if checks is not None and any(check is not None for check in checks):
+        key_params, apart = _key_check_params(checks)
+        checked = [check is None for check in checks]
+    if records or plan.counts or key_params:
         # Client-side binding (psycopg quotes every value): a simple query takes no parameters.
         mogrify = psycopg.ClientCursor(conn).mogrify
+        if key_params:
+            statements += [mogrify(group_key_check_statement(), key_params), "commit"]
+        statements.append("select pg_current_xact_id()::text")
         if records:
             statements.append(mogrify(_CLAIM_KEYS, _claim_params(records)))
         if plan.counts:
             statements.append(mogrify(_COUNT_REJECTIONS, _rejection_params(plan.counts)))
+    else:
+        statements.append("select pg_current_xact_id()::text")
     statements.append(COPY_STATEMENT)
+    first = 2 if key_params else 0  # the results of the events' transaction start here
     pgconn = conn.pgconn
     pgconn.send_query("; ".join(statements).encode(conn.info.encoding))
     results = conn.wait(execute(pgconn))  # flushes the query, then reads up to the COPY's start
@@ -242,14 +301,21 @@ def commit_units(conn: psycopg.Connection, units: list[Unit], on_xid: Callable[[
             raise psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
     if results[-1].status != pq.ExecStatus.COPY_IN:
         raise psycopg.InterfaceError("the group's query string did not reach its COPY")
-    on_xid(results[0].get_value(0, 0).decode())
+    on_xid(results[first].get_value(0, 0).decode())
     if records:
-        claimed = results[1]
+        claimed = results[first + 1]
         plan.claimed({(claimed.get_value(i, 0).decode(), claimed.get_value(i, 1).decode())
                       for i in range(claimed.ntuples)})
+    if key_params:
+        confirmed = results[0]
+        keys = {confirmed.get_value(i, 0).decode() for i in range(confirmed.ntuples)}
+        checked = [check is None or (not alone and check.key_id in keys)
+                   for check, alone in zip(checks, apart)]
+    if on_checked is not None:
+        on_checked(checked)
     # The cursor has no result of its own: Copy takes the connection as being in COPY IN, as it is.
     with Copy(conn.cursor()) as copy:
-        write_rows(copy, plan.rows(units))
+        write_rows(copy, plan.rows(units, checked))
     return plan.duplicate
 
 
@@ -318,7 +384,8 @@ class Job:
     rows: list[tuple]
     idempotency: IdempotencyRecord | None = None
     rejections: list[list] | None = None
-    outcome: str | None = None  # stored | spooled | duplicate | failed
+    key_check: KeyCheck | None = None
+    outcome: str | None = None  # stored | spooled | duplicate | unchecked | failed
     done: threading.Event = field(default_factory=threading.Event)
 
     def finish(self, outcome: str) -> None:
@@ -335,11 +402,12 @@ class AsyncJob:
     of a whole group are resolved in one call into their event loop (`_wake_async`), since each
     `call_soon_threadsafe` writes to the loop's self-pipe and wakes it."""
 
-    __slots__ = ("rows", "idempotency", "rejections", "outcome", "future")
+    __slots__ = ("rows", "idempotency", "rejections", "key_check", "outcome", "future")
 
     def __init__(self, rows: list[tuple], idempotency: IdempotencyRecord | None, rejections: list[list] | None,
-                 future: asyncio.Future):
+                 future: asyncio.Future, key_check: KeyCheck | None = None):
         self.rows, self.idempotency, self.rejections, self.future = rows, idempotency, rejections, future
+        self.key_check = key_check
         self.outcome: str | None = None
 
     def finish(self, outcome: str) -> None:
@@ -450,28 +518,33 @@ class BatchWriter:
                 self._thread.start()
 
     def submit(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-               rejections: list[list] | None = None, timeout: float = 30.0) -> str:
+               rejections: list[list] | None = None, timeout: float = 30.0,
+               key_check: KeyCheck | None = None) -> str:
         """Hand rows (and counts of refused events, `[site_id, reason, minute, count]`) over and
         wait until they are committed or spooled.
 
         Returns `stored`, `spooled` or `duplicate` (the idempotency key was already used; nothing
-        was written). Raises WriterUnavailable when neither happened in time.
+        was written). Raises WriterUnavailable when neither happened in time. With a `key_check`,
+        the rows are written only in a group whose query confirmed the key (and counted its events):
+        otherwise nothing is written and the outcome is `unchecked` (the key was refused or changed,
+        its minute is full, or the group went to the spool or failed): the caller checks the key
+        on its own and submits again.
         """
         self.start()
-        job = Job(rows, idempotency, rejections)
+        job = Job(rows, idempotency, rejections, key_check)
         self._queue.put(job)
         if not job.done.wait(timeout) or job.outcome == "failed":
             raise WriterUnavailable("the events could not be written")
         return job.outcome
 
     async def submit_async(self, rows: list[tuple], idempotency: IdempotencyRecord | None = None,
-                           rejections: list[list] | None = None) -> str:
+                           rejections: list[list] | None = None, key_check: KeyCheck | None = None) -> str:
         """`submit` for a coroutine: the event loop serves other requests while the group commits.
         The wait is bounded as `submit`'s is, by the loop's `_Deadlines` rather than a timer each."""
         self.start()
         future = asyncio.get_running_loop().create_future()
         _Deadlines.of_running_loop().watch(future)
-        self._queue.put(AsyncJob(rows, idempotency, rejections, future))
+        self._queue.put(AsyncJob(rows, idempotency, rejections, future, key_check))
         outcome = await future
         if outcome == "failed":
             raise WriterUnavailable("the events could not be written")
@@ -555,24 +628,30 @@ class BatchWriter:
 
     def _write(self, group: list[Job]) -> None:
         if self._down_since is not None and time.monotonic() - self._last_attempt < self.RETRY_SECONDS:
-            self._spool(group)
+            self._spool(self._unchecked(group, None))
             return
         self._last_attempt = time.monotonic()
-        xid = None
+        xid, checked = None, None
 
         def note_xid(value: str) -> None:
             nonlocal xid
             xid = value
+
+        def note_checked(value: list[bool]) -> None:
+            nonlocal checked
+            checked = value
 
         try:
             conn = self._connection()
             if self._down_since is not None or self._segment.is_open:
                 self._recover(conn)
             # The transaction id tells, after a connection lost during the commit, whether it committed.
-            duplicate = commit_units(conn, [(job.rows, job.idempotency, job.rejections) for job in group], note_xid)
+            duplicate = commit_units(conn, [(job.rows, job.idempotency, job.rejections) for job in group], note_xid,
+                                     [job.key_check for job in group], note_checked)
         except (DatabaseUnavailable, psycopg.OperationalError, psycopg.InterfaceError):
             self._mark_down()
-            self._spool(group, xid)
+            # Only rows the query string wrote may wait in the spool for their transaction's outcome.
+            self._spool(self._unchecked(group, checked), xid)
             return
         except psycopg.Error as exc:
             # A row the database refuses would sink the whole group: write each job on its own.
@@ -581,11 +660,23 @@ class BatchWriter:
             self._write_one_by_one(group)
             return
         self.groups_committed += 1
-        for job, dup in zip(group, duplicate):
-            job.finish("duplicate" if dup else "stored")
+        for job, dup, ok in zip(group, duplicate, checked):
+            job.finish("unchecked" if not ok else "duplicate" if dup else "stored")
+
+    @staticmethod
+    def _unchecked(group: list, checked: list[bool] | None) -> list:
+        """Finish as `unchecked` the jobs whose key the group did not confirm (`checked`: as
+        `commit_units` noted it, None when it did not get that far); the others remain."""
+        rest = []
+        for index, job in enumerate(group):
+            if job.key_check is not None and (checked is None or not checked[index]):
+                job.finish("unchecked")
+            else:
+                rest.append(job)
+        return rest
 
     def _write_one_by_one(self, group: list[Job]) -> None:
-        for job in group:
+        for job in self._unchecked(group, None):
             try:
                 conn = self._connection()
                 conn.execute("begin")
@@ -614,6 +705,8 @@ class BatchWriter:
             _log.warning("database unreachable: events go to the spool until it is back")
 
     def _spool(self, group: list[Job], xid: str | None = None) -> None:
+        if not group:
+            return
         entries = [{"rows": job.rows, "idempotency": job.idempotency.as_list() if job.idempotency else None,
                     "rejections": job.rejections, "xid": xid} for job in group]
         try:

@@ -198,3 +198,93 @@ def test_erasure_needs_a_key(client, site):
     assert_error(client.post("/collect/server/erase", json={"user_id": "u"}), 401, "unauthorized")
     r = client.post("/collect/server/erase", data=b"nope", headers={**site.auth, "Content-Type": "application/json"})
     assert_error(r, 400, "invalid_json")
+
+
+# A key this process has authenticated before is checked and counted in the writer's group query,
+# with its rows (ServerBatches.begin_cached); whatever that query does not confirm is answered by
+# the request's own check, as before. These tests hold the answers to what a check in a statement
+# of its own per request gave.
+
+
+def _own_checks(app, monkeypatch) -> list:
+    """Counts the requests that took their own key check (Ingestion.begin_server_request)."""
+    from collector_app.collect_api.context import ingestion
+
+    service, calls = ingestion(app), []
+    own = service.begin_server_request
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return own(*args, **kwargs)
+
+    monkeypatch.setattr(service, "begin_server_request", counted)
+    return calls
+
+
+def test_a_known_key_is_checked_and_counted_in_the_writers_group(app, client, make_site, db, monkeypatch):
+    limited = make_site(rate_limit_per_minute=1000)
+    own_checks = _own_checks(app, monkeypatch)
+    for n in (3, 4, 5):
+        assert client.post("/collect/server", json={"events": [PAGEVIEW] * n}, headers=limited.auth).status_code == 202
+    # The first request checked its key on its own; the next two went with their rows.
+    assert len(own_checks) == 1
+    assert db.execute("select events from collect.server_key_usage where key_id = %s",
+                      (limited.key_id,)).fetchone()[0] == 12
+    assert len(events_of(db, limited.site_id)) == 12
+    # Events all refused: nothing to write, but the key is still checked and counted.
+    r = client.post("/collect/server", json={"events": [{"type": "nope"}]}, headers=limited.auth)
+    assert r.status_code == 202 and r.json["accepted"] == 0 and len(own_checks) == 1
+    assert db.execute("select events from collect.server_key_usage where key_id = %s",
+                      (limited.key_id,)).fetchone()[0] == 13
+    assert db.execute("select last_used_at is not null from collect.server_keys where key_id = %s",
+                      (limited.key_id,)).fetchone()[0]
+
+
+def test_a_known_key_revoked_since_is_401_and_writes_nothing(app, client, site, db, monkeypatch):
+    assert client.post("/collect/server", json={"events": [PAGEVIEW]}, headers=site.auth).status_code == 202
+    own_checks = _own_checks(app, monkeypatch)
+    with db.transaction():
+        revoke_server_key(db, site.site_id, site.key_id, actor="test")
+    r = client.post("/collect/server", json={"events": [PAGEVIEW] * 3, "x": 1}, headers=site.auth)
+    assert_error(r, 400, "invalid_request")  # the body's refusal first, as before
+    r = client.post("/collect/server", json={"events": [PAGEVIEW] * 3}, headers=site.auth)
+    assert_error(r, 401, "unauthorized")
+    assert r.headers["WWW-Authenticate"] == 'Bearer error="invalid_token"'
+    assert len(own_checks) == 1  # the group did not confirm the key: the request's own check answered
+    assert len(events_of(db, site.site_id)) == 1
+
+
+def test_a_site_that_stops_accepting_user_ids_refuses_them_at_once(client, make_site, db):
+    site = make_site(accept_user_id=True)
+    signed_in = {"type": "pageview", "user_id": "u-1"}
+    assert client.post("/collect/server", json={"events": [signed_in]}, headers=site.auth).json["accepted"] == 1
+    db.execute("update collect.sites set accept_user_id = false where site_id = %s", (site.site_id,))
+    r = client.post("/collect/server", json={"events": [signed_in, PAGEVIEW]}, headers=site.auth)
+    assert r.status_code == 202
+    assert r.json == {"accepted": 1, "rejected": [{"index": 0, "code": "user_id_not_accepted",
+                                                  "message": "this site does not accept signed-in visitors: omit user_id"}]}
+    assert [row["user_id"] for row in events_of(db, site.site_id)] == ["u-1", None]
+
+
+def test_concurrent_batches_of_one_known_key_keep_the_limit_per_request(app, client, make_site, db):
+    limited = make_site(rate_limit_per_minute=150)
+    assert client.post("/collect/server", json={"events": [PAGEVIEW]}, headers=limited.auth).status_code == 202
+    statuses, start = [], threading.Barrier(2)
+
+    def send():
+        own = app.test_client()
+        start.wait()
+        statuses.append(own.post("/collect/server", json={"events": [PAGEVIEW] * 100}, headers=limited.auth))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Together over the limit (1 + 200 > 150): one request fits, the other is refused, whether
+    # the writer took them in one group or not.
+    assert sorted(r.status_code for r in statuses) == [202, 429]
+    assert_error(next(r for r in statuses if r.status_code == 429), 429, "rate_limited")
+    assert len(events_of(db, limited.site_id)) == 101
+    assert db.execute("select events from collect.server_key_usage where key_id = %s",
+                      (limited.key_id,)).fetchone()[0] == 101

@@ -363,3 +363,58 @@ def test_a_finished_event_loop_takes_its_deadlines_with_it(settings, database_ur
         writer.stop()  # its thread held the last group's jobs (and their loop) until its next wait
     gc.collect()
     assert [ref() for ref in loops] == [None, None, None]
+
+
+def test_group_commit_checks_and_counts_server_keys_with_their_rows(database_url, db):
+    """A unit with a KeyCheck writes its rows only when its key is still active with the identity
+    given; the events of all the group's units of a key are counted once, or not at all."""
+    from pipelines.admin.server_keys import create_server_key, revoke_server_key, secret_hash
+    from pipelines.ingest.writer import KeyCheck
+
+    site = str(db.execute("insert into collect.sites (name) values ('K') returning site_id").fetchone()[0])
+    keys = []
+    for limit in (10, 10, 10):
+        with db.transaction():
+            key = create_server_key(db, site, actor="test", rate_limit_per_minute=limit)
+        keys.append(KeyCheck(secret_hash(key["secret"]), str(key["id"]), site, False, 0))
+    with db.transaction():
+        revoke_server_key(db, site, keys[2].key_id, actor="test")
+
+    def check(key: KeyCheck, events: int, **changed) -> KeyCheck:
+        return KeyCheck(**{**key.__dict__, "events": events, **changed})
+
+    units = [([row("a1", site_id=site)], None, None), ([row("a2", site_id=site)], None, None),
+             ([row("b", site_id=site)], None, None), ([row("b-user-ids", site_id=site)], None, None),
+             ([row("revoked", site_id=site)], None, None), ([row("plain")], None, None)]
+    checks = [check(keys[0], 4), check(keys[0], 5), check(keys[1], 11), check(keys[1], 1, accept_user_id=True),
+              check(keys[2], 1), None]
+    seen = []
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        duplicate = commit_units(conn, units, lambda xid: None, checks, seen.append)
+    # keys[0]: 4 + 5 fit its 10; keys[1]: 11 do not; the same key cached with another identity is
+    # left to its own check; a revoked key writes nothing.
+    assert seen == [[True, True, False, False, False, True]] and duplicate == [False] * 6
+    assert sorted(names(db)) == ["a1", "a2", "plain"]
+    usage = dict(db.execute("select key_id::text, events from collect.server_key_usage").fetchall())
+    assert usage == {keys[0].key_id: 9}
+    # The count was committed in a transaction of its own, before the events' (see commit_units).
+    (count_xmin,) = db.execute("select xmin::text from collect.server_key_usage").fetchone()
+    assert db.execute("select array_agg(distinct xmin::text) from raw.events").fetchone()[0] != [count_xmin]
+    stale = db.execute("select key_id::text from collect.server_keys where last_used_at is null").fetchall()
+    assert [k for (k,) in stale] == [keys[2].key_id]  # the use of an active key is recorded, as its own check does
+
+
+def test_a_key_check_is_never_spooled_unconfirmed(tmp_path):
+    """While the database is down, a job whose key the writer could not check is not acknowledged
+    from the spool: it comes back `unchecked`, for the request's own check to answer."""
+    from pipelines.ingest.writer import KeyCheck
+
+    writer = BatchWriter(DEAD_URL, tmp_path / "spool", lambda: b"k" * 32)
+    try:
+        key = KeyCheck(b"h" * 32, SITE, SITE, False, 1)
+        assert writer.submit([row("checked")], key_check=key, timeout=10) == "unchecked"
+        assert writer.submit([row("plain")], timeout=10) == "spooled"
+        spooled = "".join(p.read_text() for p in (tmp_path / "spool").glob("*.jsonl"))
+        assert "plain" in spooled and "checked" not in spooled
+    finally:
+        writer.stop()
