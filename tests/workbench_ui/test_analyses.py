@@ -8,6 +8,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
+from pipelines.demo import DEMO_SITE_NAME
 from tests.conftest import REPO_ROOT
 from tests.workbench_ui.conftest import LANGUAGES, check_accessibility, sign_in
 
@@ -29,6 +30,8 @@ def test_a_funnel_a_path_and_retention_in_each_language(page, stack, language):
     page.get_by_role("link", name=say("nav.newAnalysis"), exact=True).click()
     expect(page.get_by_role("heading", name=say("analysis.title"), exact=True)).to_be_visible()
 
+    # The sites are offered by name (the warehouse's sites view), not by id.
+    expect(page.get_by_label(say("analysis.site"), exact=True).locator("option", has_text=DEMO_SITE_NAME)).to_have_count(1)
     page.get_by_label(say("analysis.range"), exact=True).select_option("last90")
     page.get_by_label(say("analysis.pagePattern", 1)).fill("/")
     page.get_by_label(say("analysis.pagePattern", 2)).fill("/shoes*")

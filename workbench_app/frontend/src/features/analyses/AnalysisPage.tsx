@@ -74,7 +74,7 @@ export default function AnalysisPage() {
   const columns = result.data ? resultColumns(result.data) : [];
   const chartSpec = result.data ? spec ?? readSpec(question.data?.visualization, columns, result.data.row_count) : null;
   const siteOptions = [{ value: "", label: t("analysis.allSites") },
-    ...(sites.data?.rows ?? []).map((row) => ({ value: String(row[0]), label: String(row[0]) }))];
+    ...(sites.data ?? [])];
   const title = question.data?.name ?? t("analysis.title");
 
   return (
