@@ -1,7 +1,8 @@
 """Dashboard filters: their kinds and values, how a value reaches a card, and a one-of list's values.
 
 Kinds: text, number, date (a day, fixed or relative), date_range (a relative choice such as
-`last-30-days`, or `YYYY-MM-DD..YYYY-MM-DD`) and one_of (a list of values taken from a column).
+`last-30-days`, or `YYYY-MM-DD..YYYY-MM-DD`), one_of (a list of values taken from a column) and
+segment (a saved segment's id, feeding a question variable of type "segment": content/segments.py).
 
 A filter is linked to a card either through one of the card question's `{{variables}}` or through a
 column of the card's result. For a column, the card's statement is wrapped as
@@ -20,10 +21,11 @@ from sqlglot import exp
 from workbench_app.engine.dialect import DIALECT
 from workbench_app.errors import invalid
 
-FILTER_TYPES = ("text", "number", "date", "date_range", "one_of")
+FILTER_TYPES = ("text", "number", "date", "date_range", "one_of", "segment")
 # The variable types a filter can feed (a date range feeds two date variables).
 VARIABLE_TYPES_FED = {"text": ("text",), "number": ("number",), "date": ("date", "text"),
-                      "date_range": ("date",), "one_of": ("list",)}
+                      "date_range": ("date",), "one_of": ("list",),
+                      "segment": ("segment",)}
 RELATIVE_RANGES = ("last-7-days", "last-30-days", "last-90-days", "this-month", "previous-month")
 MAX_LIST_VALUES = 1000
 MAX_VALUES_SHOWN = 200
@@ -84,6 +86,12 @@ def filter_value(dashboard_filter: dict[str, Any], value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             raise invalid(f"The filter {name} takes a number.", field=field)
         return value
+    if kind == "segment":
+        if isinstance(value, str) and value.isdigit() and len(value) <= 18:
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise invalid(f"The filter {name} takes a saved segment's id.", field=field)
+        return value
     if kind == "one_of":
         if not isinstance(value, list) or len(value) > MAX_LIST_VALUES or not all(
                 (isinstance(item, str) and len(item) <= 1000 and "\x00" not in item)
@@ -121,6 +129,9 @@ def check_link(item: dict[str, Any], link: Any, variables: dict[str, str]) -> tu
         raise invalid("A filter link names a card that is not in cards.", field="filters")
     column = link.get("column")
     if column is not None:
+        if item["type"] == "segment":
+            raise invalid("A segment filter feeds a question variable of type segment, not a column.",
+                          field="filters")
         if not isinstance(column, str) or not _NAME_PART.fullmatch(column) or link.get("variable") is not None:
             raise invalid("A filter link feeds either a variable or a column (a name of at most 200 characters).",
                           field="filters")
