@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from workbench_app.analyses.shapes import AnalysisDefinition, EventMatch, Pattern
 from workbench_app.answer_shapes import AnswerShape
@@ -420,5 +420,6 @@ class SegmentChange(ContentChange):
 
 
 class NewSegment(SegmentChange):
+    model_config = ConfigDict(json_schema_extra={"required": ["name", "conditions"]})
     name: Text(allow_empty=False)
     conditions: SegmentConditionsField = None

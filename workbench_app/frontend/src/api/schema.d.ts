@@ -3429,7 +3429,7 @@ export interface components {
             name: string;
             description?: string;
             folder_id?: number;
-            conditions?: components["schemas"]["SegmentConditions"];
+            conditions: components["schemas"]["SegmentConditions"];
         };
         NewSource: {
             /** @description A catalog's name: letters, digits and underscores, not starting with a digit. */

@@ -8,6 +8,7 @@ import type { SavedFilter } from "./dashboardDraft";
 import { DateRangeFilter } from "./DateRangeFilter";
 import { RELATIVE_DATES } from "./filterState";
 import { OneOfFilter, type FilterValuesSource } from "./OneOfFilter";
+import { NO_SEGMENT, SegmentFilter } from "../segments/SegmentFilter";
 import styles from "./DashboardPage.module.css";
 
 interface Props {
@@ -50,6 +51,18 @@ export function FilterBar({ dashboardId, filters, values, onApply, valuesSource 
         if (item.type === "one_of") {
           return <OneOfFilter key={id} source={valuesSource} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}
             value={value} onChange={(next) => set(id, next)} />;
+        }
+        if (item.type === "segment") {
+          const compareKey = `cmp.${id}`;
+          return (
+            <div key={id} className={styles.dateFilter}>
+              <SegmentFilter label={label} value={value} onChange={(next) => set(id, next)} listed={!valuesSource} />
+              {!valuesSource && (
+                <SegmentFilter label={t("dashboards.compareWith", { name: item.name })} value={typed[compareKey] ?? NO_SEGMENT}
+                  none={t("dashboards.noComparison")} onChange={(next) => set(compareKey, next)} />
+              )}
+            </div>
+          );
         }
         if (item.type !== "date") {
           return <TextField key={id} label={label} value={value} onChange={(next) => set(id, next)}
