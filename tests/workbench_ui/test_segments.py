@@ -1,7 +1,7 @@
 """Saved segments on the real stack and the demo data: a segment filters the demo site's Overview
 report through its Segment filter (the same visits as the Channel filter for a channel segment),
-and the segment editor, the dashboard's segment picker and a side-by-side comparison in English,
-French and Spanish, each passing axe."""
+and the segment editor, the dashboard's segment picker and the side-by-side comparisons (segment
+against segment, period against the period before) in English, French and Spanish, each passing axe."""
 from __future__ import annotations
 
 import json
@@ -40,7 +40,8 @@ def test_the_segment_editor_and_the_dashboard_picker_in_each_language(page, stac
     words = {**json.loads((LOCALES / language / "segments.json").read_text()),
              **json.loads((LOCALES / language / "nav.json").read_text())}
     overview = demo_reports(stack)["Overview"]
-    segment_filter = next(f for f in stack.ok("GET", f"/dashboards/{overview}")["filters"] if f["name"] == "Segment")
+    filters = {f["name"]: f for f in stack.ok("GET", f"/dashboards/{overview}")["filters"]}
+    segment_filter, period = filters["Segment"], filters["Period"]
     email = f"segments-{language}-{uuid.uuid4().hex[:8]}@example.org"
     stack.create_user(email, locale=language, is_admin=True)
     sign_in(page, email)
@@ -80,3 +81,12 @@ def test_the_segment_editor_and_the_dashboard_picker_in_each_language(page, stac
     expect(per_day.get_by_test_id("chart")).to_contain_text(words["segments.everyVisit"], timeout=30_000)
     expect(per_day.get_by_test_id("chart")).to_contain_text(name)
     check_accessibility(page, f"a report compared side by side ({language})")
+
+    # Period against period: the period just before, of the same length, row by row.
+    page.get_by_label(dashboards["dashboards.compareWith"].replace("{{name}}", "Segment"), exact=True).select_option(
+        label=dashboards["dashboards.noComparison"])
+    page.get_by_label(dashboards["dashboards.compareWithPrevious"].replace("{{name}}", "Period"), exact=True).check()
+    page.get_by_role("button", name=APPLY[language]).click()
+    expect(page).to_have_url(re.compile(rf"cmp\.{period['filter_id']}=previous"))
+    expect(per_day.get_by_test_id("chart")).to_contain_text(dashboards["dashboards.previousPeriod"], timeout=30_000)
+    check_accessibility(page, f"a report compared with the period before ({language})")

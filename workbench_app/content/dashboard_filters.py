@@ -27,6 +27,7 @@ VARIABLE_TYPES_FED = {"text": ("text",), "number": ("number",), "date": ("date",
                       "date_range": ("date",), "one_of": ("list",),
                       "segment": ("segment",)}
 RELATIVE_RANGES = ("last-7-days", "last-30-days", "last-90-days", "this-month", "previous-month")
+PREVIOUS = "previous:"
 MAX_LIST_VALUES = 1000
 MAX_VALUES_SHOWN = 200
 _DAYS_BACK = re.compile(r"-(\d{1,4})d")
@@ -51,8 +52,17 @@ def resolve_date(value: str, today: datetime.date) -> str | None:
 def resolve_range(value: str, today: datetime.date) -> tuple[str, str] | None:
     """A date range's first and last day (both included); None when the value is not a range.
 
-    "last-7-days" ends today and holds 7 days; "this-month" runs from the 1st to today.
+    "last-7-days" ends today and holds 7 days; "this-month" runs from the 1st to today;
+    "previous:<range>" is the period of the same length just before the range (a dashboard's
+    period-against-period comparison, frontend dashboards/comparison.ts).
     """
+    if value.startswith(PREVIOUS):
+        inner = None if value[len(PREVIOUS):].startswith(PREVIOUS) else resolve_range(value[len(PREVIOUS):], today)
+        if inner is None:
+            return None
+        start, end = datetime.date.fromisoformat(inner[0]), datetime.date.fromisoformat(inner[1])
+        before = start - datetime.timedelta(days=1)
+        return (before - (end - start)).isoformat(), before.isoformat()
     for days in (7, 30, 90):
         if value == f"last-{days}-days":
             return (today - datetime.timedelta(days=days - 1)).isoformat(), today.isoformat()

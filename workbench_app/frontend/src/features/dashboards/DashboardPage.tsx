@@ -98,7 +98,7 @@ export default function DashboardPage() {
   function applyFilters(typed: Record<string, string>) {
     let next = params;
     for (const item of saved.filters) next = withFilter(next, item, typed[String(item.filter_id)] ?? "");
-    const compared = saved.filters.find((item) => item.type === "segment"
+    const compared = saved.filters.find((item) => (item.type === "segment" || item.type === "date_range")
       && (typed[`cmp.${item.filter_id}`] ?? NO_SEGMENT) !== NO_SEGMENT);
     next = withComparison(next, saved.filters, compared
       ? { filterId: compared.filter_id, value: typed[`cmp.${compared.filter_id}`] ?? "" } : null);
@@ -108,10 +108,11 @@ export default function DashboardPage() {
   function compareOf(filters: Record<string, string | string[]>) {
     const again = comparedFilters(filters, comparison);
     if (!again || !comparison) return null;
-    const labels: [string, string] = [
-      segmentLabel(String(filters[String(comparison.filterId)] ?? ""), segments.data, t),
-      segmentLabel(comparison.value, segments.data, t)];
-    return { filters: again, labels };
+    const labels: [string, string] = comparison.type === "date_range"
+      ? [t("dashboards.thisPeriod"), t("dashboards.previousPeriod")]
+      : [segmentLabel(String(filters[String(comparison.filterId)] ?? ""), segments.data, t),
+        segmentLabel(comparison.value, segments.data, t)];
+    return { filters: again, labels, byPosition: comparison.type === "date_range" };
   }
 
   function renderCard(card: DraftCard) {

@@ -5,6 +5,7 @@ import { Button } from "../../ui/Button";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import type { SavedFilter } from "./dashboardDraft";
+import { PREVIOUS_PERIOD } from "./comparison";
 import { DateRangeFilter } from "./DateRangeFilter";
 import { RELATIVE_DATES } from "./filterState";
 import { OneOfFilter, type FilterValuesSource } from "./OneOfFilter";
@@ -46,7 +47,19 @@ export function FilterBar({ dashboardId, filters, values, onApply, valuesSource 
         const value = typed[id] ?? "";
         const label = item.required ? t("dashboards.requiredFilter", { name: item.name }) : item.name;
         if (item.type === "date_range") {
-          return <DateRangeFilter key={id} label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />;
+          const compareKey = `cmp.${id}`;
+          return (
+            <div key={id} className={styles.dateFilter}>
+              <DateRangeFilter label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />
+              {!valuesSource && (
+                <label className={styles.check}>
+                  <input type="checkbox" checked={typed[compareKey] === PREVIOUS_PERIOD} disabled={!value}
+                    onChange={(event) => set(compareKey, event.target.checked ? PREVIOUS_PERIOD : NO_SEGMENT)} />
+                  {t("dashboards.compareWithPrevious", { name: item.name })}
+                </label>
+              )}
+            </div>
+          );
         }
         if (item.type === "one_of") {
           return <OneOfFilter key={id} source={valuesSource} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}

@@ -35,7 +35,7 @@ interface Props {
   /** Part of the cache key of a shared page's runs (the token: a new one runs the cards again). */
   runKey?: string | undefined;
   /** A side-by-side comparison: the card runs again with these filters; labels name both runs. */
-  compare?: { filters: Record<string, string | string[]>; labels: [string, string] } | null | undefined;
+  compare?: { filters: Record<string, string | string[]>; labels: [string, string]; byPosition?: boolean } | null | undefined;
 }
 
 export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now, run: runShared, csv, runKey, compare }: Props) {
@@ -56,7 +56,7 @@ export function QuestionCard({ dashboardId, cardId, questionId, title, visualiza
   const columns = useMemo(() => (result ? resultColumns(result) : []), [result]);
   const spec = useMemo(() => (result ? readSpec(visualization, columns, result.row_count) : null), [result, visualization, columns]);
   const merged = useMemo(() => (compare && result && spec && compared.data
-    ? mergeResults(result, compared.data, spec, compare.labels) : null), [compare, result, spec, compared.data]);
+    ? mergeResults(result, compared.data, spec, compare.labels, compare.byPosition) : null), [compare, result, spec, compared.data]);
   const minutes = run.dataUpdatedAt ? minutesSince(run.dataUpdatedAt, now) : null;
 
   return (

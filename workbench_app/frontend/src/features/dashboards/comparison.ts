@@ -1,10 +1,13 @@
 // Side-by-side comparison on a dashboard: one segment filter is compared with a second segment
-// (`?cmp.<filter id>=<segment id>`, "" for every visit). Each card linked to that filter runs twice,
-// with the filter's value and with the compared one, through the same card-run path (same rights,
-// same cache), and the two answers are drawn together. Pure: no React, no router.
+// (`?cmp.<filter id>=<segment id>`, "" for every visit), or one date range filter with the period of
+// the same length just before it (`?cmp.<filter id>=previous`; the card runs with
+// `previous:<range>`, which the server resolves). Each card linked to that filter runs twice, with
+// the filter's value and with the compared one, through the same card-run path (same rights, same
+// cache), and the two answers are drawn together. Pure: no React, no router.
 //
 // How two answers become one: a chart with an x axis (bar, line, area) gets each measure twice,
-// `<measure> · <label>`, on the union of the x values (A's order, then B's new ones); a single
+// `<measure> · <label>`, on the union of the x values (A's order, then B's new ones) for two
+// segments, or row by row for two periods (the previous period's days drawn on this one's); a single
 // number (number, change) becomes a bar of two: the label and the value; anything else (tables,
 // pies, funnels, paths, heat maps) is drawn twice, one above the other, each captioned.
 import type { ChartSpec } from "../charts/chartSpec";
@@ -13,16 +16,22 @@ import type { SavedFilter } from "./dashboardDraft";
 
 const PREFIX = "cmp.";
 
+export const PREVIOUS_PERIOD = "previous";
+
 export interface Comparison {
   filterId: number;
   value: string;
+  /** "date_range": the value is PREVIOUS_PERIOD. */
+  type?: "segment" | "date_range" | undefined;
 }
 
-/** The comparison the URL asks for: the first segment filter with a `cmp.` value. */
+/** The comparison the URL asks for: the first segment filter with a `cmp.` value, or date range
+ * filter with `cmp.<id>=previous`. */
 export function comparisonOf(params: URLSearchParams, filters: readonly SavedFilter[]): Comparison | null {
   for (const item of filters) {
     const value = params.get(`${PREFIX}${item.filter_id}`);
-    if (item.type === "segment" && value !== null) return { filterId: item.filter_id, value };
+    if (item.type === "segment" && value !== null) return { filterId: item.filter_id, value, type: "segment" };
+    if (item.type === "date_range" && value === PREVIOUS_PERIOD) return { filterId: item.filter_id, value, type: "date_range" };
   }
   return null;
 }
@@ -38,8 +47,11 @@ export function withComparison(params: URLSearchParams, filters: readonly SavedF
 /** A card's filters for the compared run (null when the card is not linked to the compared filter). */
 export function comparedFilters(cardFilters: Record<string, string | string[]>, comparison: Comparison | null
 ): Record<string, string | string[]> | null {
-  if (!comparison || !(String(comparison.filterId) in cardFilters)) return null;
-  return { ...cardFilters, [String(comparison.filterId)]: comparison.value };
+  const id = String(comparison?.filterId);
+  if (!comparison || !(id in cardFilters)) return null;
+  if (comparison.type !== "date_range") return { ...cardFilters, [id]: comparison.value };
+  const current = cardFilters[id];
+  return typeof current === "string" && current ? { ...cardFilters, [id]: `previous:${current}` } : null;
 }
 
 export type Merged =
@@ -49,7 +61,7 @@ export type Merged =
 const key = (value: unknown) => JSON.stringify(value ?? null);
 
 /** The two answers as one chart, when the spec allows it ("two": draw each on its own). */
-export function mergeResults(a: Result, b: Result, spec: ChartSpec, labels: [string, string]): Merged {
+export function mergeResults(a: Result, b: Result, spec: ChartSpec, labels: [string, string], byPosition = false): Merged {
   const names = (result: Result) => (result.columns ?? []).map((column) => column.name ?? "");
   const [namesA, namesB] = [names(a), names(b)];
   const rowsA = (a.rows ?? []) as unknown[][];
@@ -75,8 +87,9 @@ export function mergeResults(a: Result, b: Result, spec: ChartSpec, labels: [str
   const xs = new Map<string, unknown>();
   const byX = (rows: unknown[][], names: string[]) => {
     const found = new Map<string, unknown[]>();
-    for (const row of rows) {
-      const k = key(row[names.indexOf(x)]);
+    for (const [index, row] of rows.entries()) {
+      // Two periods: the nth row of one beside the nth of the other, on the first's x.
+      const k = byPosition ? String(index) : key(row[names.indexOf(x)]);
       if (!xs.has(k)) { xs.set(k, row[names.indexOf(x)]); order.push(k); }
       found.set(k, row);
     }
