@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from workbench_app.engine import EngineError, bind_variables, variable_names
+from workbench_app.engine import EngineError, bind_variables, substitute_placeholders, variable_names
 
 
 def test_variables_become_parameters_not_text():
@@ -116,3 +116,14 @@ def test_variables_run_through_the_engine(engine, analyst):
         "SELECT {{d}} + INTERVAL 1 DAY AS next_day", analyst, {"d": "2026-02-28"}, {"d": "date"}
     )
     assert dated.rows[0][0].date() == dt.date(2026, 3, 1)
+
+
+def test_a_placeholder_is_replaced_by_server_sql_and_nothing_else_is():
+    template = ("SELECT '{{segment}}' AS literal -- {{segment}}\n"
+                "FROM visits WHERE true [[AND visit_id IN {{segment}}]] AND site = {{site}}")
+    replaced = substitute_placeholders(template, {"segment": "(SELECT visit_id FROM v WHERE c = {{segment__c}})"})
+    assert replaced == ("SELECT '{{segment}}' AS literal -- {{segment}}\n"
+                        "FROM visits WHERE true [[AND visit_id IN (SELECT visit_id FROM v WHERE c = {{segment__c}})]]"
+                        " AND site = {{site}}")
+    bound = bind_variables(replaced, {"segment__c": "text", "site": "text"}, {"segment__c": "x", "site": "s"})
+    assert sorted(bound.parameters.values()) == ["s", "x"]

@@ -32,6 +32,12 @@ def test_relative_ranges_resolve_on_the_server():
     assert resolve_range("2026-01-03..2026-01-04", today) == ("2026-01-03", "2026-01-04")
     assert resolve_range("2026-01-04..2026-01-03", today) is None
     assert resolve_range("last week", today) is None
+    # The period of the same length just before (a dashboard's period-against-period comparison).
+    assert resolve_range("previous:last-7-days", today) == ("2026-03-02", "2026-03-08")
+    assert resolve_range("previous:this-month", today) == ("2026-02-14", "2026-02-28")
+    assert resolve_range("previous:2026-01-03..2026-01-04", today) == ("2026-01-01", "2026-01-02")
+    assert resolve_range("previous:previous:last-7-days", today) is None
+    assert resolve_range("previous:", today) is None
 
 
 def test_a_date_range_and_a_one_of_list_feed_variables_and_columns_of_two_cards(admin):

@@ -39,7 +39,7 @@ def test_openapi_document_is_valid_and_describes_every_route(app):
         path = rule.rule.replace("<path:name>", "{name}").replace("<int:source_id>", "<source_id>")
         for part in ("user_id", "token_id", "group_id", "rule_id", "source_id", "folder_id", "question_id", "model_id",
                      "metric_id", "dashboard_id", "card_id", "filter_id", "conversation_id", "theme_id",
-                     "link_id", "secret_id", "link_token", "subscription_id", "alert_id"):
+                     "link_id", "secret_id", "link_token", "subscription_id", "alert_id", "segment_id"):
             path = path.replace(f"<{part}>", "{" + part + "}")
         routed |= {(method, path) for method in rule.methods - {"HEAD", "OPTIONS"}}
     assert routed == described

@@ -59,7 +59,7 @@ def test_an_analyst_sees_no_administration_and_no_next_steps(page, stack):
     expect(page.get_by_role("heading", name="Home", exact=True)).to_be_visible()
     main = page.get_by_role("navigation", name="Main")
     expect(main.get_by_role("link")).to_have_text(
-        ["Home", "Browse", "Dashboards", "New question", "New analysis", "New SQL", "Data", "History"])
+        ["Home", "Browse", "Dashboards", "New question", "New analysis", "Segments", "New SQL", "Data", "History"])
     expect(page.get_by_role("link", name="Administration")).to_have_count(0)
     expect(page.get_by_role("region", name="Next steps")).to_have_count(0)
     expect(page.get_by_role("link", name="API tokens")).to_be_visible()  # their own tokens, beside the account

@@ -85,6 +85,10 @@ class _Statement:
         return f"path LIKE {self.bind(name, 'text', like_pattern(pattern))} ESCAPE '\\'"
 
 
+# Saved segments (content/segments.py) bind their conditions with the same helpers.
+Binder = _Statement
+
+
 def compile_funnel(funnel: FunnelDefinition) -> Compiled:
     statement = _Statement()
     start, end = statement.range(funnel.date_range)

@@ -16,6 +16,7 @@ from workbench_app.api import (
     print_routes,
     query_routes,
     records_routes,
+    segments_routes,
     session_routes,
     settings_routes,
     setup_routes,
@@ -37,7 +38,7 @@ def register_api(app: Flask) -> None:
     api.before_request(lambda: services().running_statements.start())
     api.before_request(authenticate_request)
     for module in (openapi, session_routes, setup_routes, accounts_routes, permissions_routes, sources_routes, query_routes, content_routes, analyses_routes,
-                   dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
+                   segments_routes, dashboards_routes, records_routes, password_link_routes, settings_routes, assistant_routes,
                    themes_routes, print_routes, single_sign_on_routes, sharing_routes, home_routes, subscriptions_routes):
         api.register_blueprint(module.blueprint)
     api.after_request(home_routes.remember_visit)

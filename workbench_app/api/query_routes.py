@@ -5,7 +5,7 @@ from flask import Blueprint, jsonify, request
 
 from workbench_app import input_checks as check
 from workbench_app.api.authentication import identity, json_body, origin, services
-from workbench_app.content import builder
+from workbench_app.content import builder, segments
 from workbench_app.engine import EngineError, format_sql, inline_values
 from workbench_app.errors import not_found
 from workbench_app.request_shapes import validated, validated_query
@@ -52,11 +52,18 @@ def download_sql():
     return csv_export.response(result, "result")
 
 
+def _builder_statement(definition):
+    """A builder definition compiled, its segment (if any) expanded as the caller may see it."""
+    statement = builder.compile_definition(definition)
+    with services().transaction() as conn:
+        return segments.expand(conn, identity(), statement)
+
+
 @blueprint.post("/builder/run")
 def run_builder():
     """Run an unsaved builder definition as the caller (the screen's live result)."""
     run = validated(BuilderRun, json_body())
-    sql, types, values = builder.compile_definition(run.builder)
+    sql, types, values = _builder_statement(run.builder)
     return jsonify(run_for(services(), identity(), sql, origin=origin(), variables=values, variable_types=types,
                            row_limit=run.row_limit, statement_id=run.statement_id))
 
@@ -64,7 +71,7 @@ def run_builder():
 @blueprint.post("/builder/sql")
 def builder_sql():
     """A builder definition as SQL for the editor: runnable (values as literals), and as a template."""
-    sql, types, values = builder.compile_definition(validated(BuilderCompile, json_body()).builder)
+    sql, types, values = _builder_statement(validated(BuilderCompile, json_body()).builder)
     try:
         runnable = format_sql(inline_values(sql, types, values))
     except EngineError as error:

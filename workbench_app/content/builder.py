@@ -39,6 +39,8 @@ Aggregations: count (no column: rows), count_distinct, sum, avg, min, max; outpu
 `count` or `<function>_<column>` (`<function>_join_<column>` for a joined column).
 order_by: `{"column", "from"?, "direction"?}` or `{"alias": <an output name>, "direction"?}`
 (an aggregation's or a bucket's). limit: 1 to 100,000.
+segment: a saved segment's id; the picked table's visits are kept when they are in it (the table has
+a `visit_id` column: the analytics views visits, events, pageviews, conversions...).
 """
 from __future__ import annotations
 
@@ -206,6 +208,10 @@ def compile_definition(value: Any) -> tuple[str, dict[str, str], dict[str, Any]]
     compiler = _Compiler(definition)
     source = compiler.source()
     conditions = [compiler.condition(i, item) for i, item in enumerate(definition.filters)]
+    if definition.segment is not None:
+        # Expanded into a subquery of visit ids (content/segments.py) when the question runs.
+        visit_id = compiler.column("visit_id", BASE, "builder.segment")[0]
+        conditions.append(f"{visit_id} IN {compiler.bind('segment', 'segment', definition.segment)}")
     breakouts = [compiler.breakout(i, item) for i, item in enumerate(definition.breakouts)]
     aggregations = [compiler.aggregation(i, item) for i, item in enumerate(definition.aggregations)]
     select = [sql for sql, _ in breakouts + aggregations]

@@ -1,7 +1,8 @@
 """Dashboard filters: their kinds and values, how a value reaches a card, and a one-of list's values.
 
 Kinds: text, number, date (a day, fixed or relative), date_range (a relative choice such as
-`last-30-days`, or `YYYY-MM-DD..YYYY-MM-DD`) and one_of (a list of values taken from a column).
+`last-30-days`, or `YYYY-MM-DD..YYYY-MM-DD`), one_of (a list of values taken from a column) and
+segment (a saved segment's id, feeding a question variable of type "segment": content/segments.py).
 
 A filter is linked to a card either through one of the card question's `{{variables}}` or through a
 column of the card's result. For a column, the card's statement is wrapped as
@@ -20,11 +21,13 @@ from sqlglot import exp
 from workbench_app.engine.dialect import DIALECT
 from workbench_app.errors import invalid
 
-FILTER_TYPES = ("text", "number", "date", "date_range", "one_of")
+FILTER_TYPES = ("text", "number", "date", "date_range", "one_of", "segment")
 # The variable types a filter can feed (a date range feeds two date variables).
 VARIABLE_TYPES_FED = {"text": ("text",), "number": ("number",), "date": ("date", "text"),
-                      "date_range": ("date",), "one_of": ("list",)}
+                      "date_range": ("date",), "one_of": ("list",),
+                      "segment": ("segment",)}
 RELATIVE_RANGES = ("last-7-days", "last-30-days", "last-90-days", "this-month", "previous-month")
+PREVIOUS = "previous:"
 MAX_LIST_VALUES = 1000
 MAX_VALUES_SHOWN = 200
 _DAYS_BACK = re.compile(r"-(\d{1,4})d")
@@ -49,8 +52,17 @@ def resolve_date(value: str, today: datetime.date) -> str | None:
 def resolve_range(value: str, today: datetime.date) -> tuple[str, str] | None:
     """A date range's first and last day (both included); None when the value is not a range.
 
-    "last-7-days" ends today and holds 7 days; "this-month" runs from the 1st to today.
+    "last-7-days" ends today and holds 7 days; "this-month" runs from the 1st to today;
+    "previous:<range>" is the period of the same length just before the range (a dashboard's
+    period-against-period comparison, frontend dashboards/comparison.ts).
     """
+    if value.startswith(PREVIOUS):
+        inner = None if value[len(PREVIOUS):].startswith(PREVIOUS) else resolve_range(value[len(PREVIOUS):], today)
+        if inner is None:
+            return None
+        start, end = datetime.date.fromisoformat(inner[0]), datetime.date.fromisoformat(inner[1])
+        before = start - datetime.timedelta(days=1)
+        return (before - (end - start)).isoformat(), before.isoformat()
     for days in (7, 30, 90):
         if value == f"last-{days}-days":
             return (today - datetime.timedelta(days=days - 1)).isoformat(), today.isoformat()
@@ -83,6 +95,12 @@ def filter_value(dashboard_filter: dict[str, Any], value: Any) -> Any:
                 value = None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             raise invalid(f"The filter {name} takes a number.", field=field)
+        return value
+    if kind == "segment":
+        if isinstance(value, str) and value.isdigit() and len(value) <= 18:
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise invalid(f"The filter {name} takes a saved segment's id.", field=field)
         return value
     if kind == "one_of":
         if not isinstance(value, list) or len(value) > MAX_LIST_VALUES or not all(
@@ -121,6 +139,9 @@ def check_link(item: dict[str, Any], link: Any, variables: dict[str, str]) -> tu
         raise invalid("A filter link names a card that is not in cards.", field="filters")
     column = link.get("column")
     if column is not None:
+        if item["type"] == "segment":
+            raise invalid("A segment filter feeds a question variable of type segment, not a column.",
+                          field="filters")
         if not isinstance(column, str) or not _NAME_PART.fullmatch(column) or link.get("variable") is not None:
             raise invalid("A filter link feeds either a variable or a column (a name of at most 200 characters).",
                           field="filters")

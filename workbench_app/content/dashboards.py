@@ -15,7 +15,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.content import folders, questions, result_cache
+from workbench_app.content import folders, questions, result_cache, segments
 from workbench_app.content.dashboard_filters import (FILTER_TYPES, MAX_VALUES_SHOWN, check_link, column_condition,
                                                      filter_value, link_values, values_source,
                                                      values_statement, with_column_conditions)
@@ -219,7 +219,8 @@ def card_statement(conn: psycopg.Connection, identity: Identity, dashboard: dict
             else:
                 variables[link["variable"]] = fed["value"]
     question = questions.get_question(conn, identity, card["question_id"])
-    return card, with_column_conditions(questions.statement_of(question, variables), conditions)
+    statement = segments.expand(conn, identity, questions.statement_of(question, variables))
+    return card, with_column_conditions(statement, conditions)
 
 
 def run_card(services: WorkbenchServices, identity: Identity, dashboard_id: int, card_id: int,

@@ -1,5 +1,5 @@
 """Saved content's part of the OpenAPI document (`workbench_app/api/openapi.py` merges it in): folders,
-questions, models, metrics, dashboards; the answer and request components come from the models of
+questions, segments, models, metrics, dashboards; the answer and request components come from the models of
 `shapes.py`."""
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ from workbench_app.content.shapes import (CardRun, Dashboard, DashboardCacheCoun
                                           FilterValues, Folder, FolderAccess, FolderList, FolderName, Metric, MetricList,
                                           MetricQuery, Model, ModelChange, ModelList, NewDashboard, NewFolder, NewMetric,
                                           NewModel, NewQuestion, Question, QuestionChange, QuestionDownload, QuestionList,
-                                          QuestionRun, QuestionsQuery, ResultColumns, ValuesQuery)
+                                          QuestionRun, QuestionsQuery, ResultColumns, ValuesQuery, NewSegment, Segment,
+                                          SegmentChange, SegmentConditions, SegmentList, SegmentsQuery)
 from workbench_app.request_shapes import query_parameters
 from workbench_app.statements.openapi_paths import csv_download as _csv
 
 ANSWERS = (Dashboard, DashboardList, Model, ModelList, Metric, MetricList, Question, QuestionList, Folder, FolderList,
-           ResultColumns, FilterValues, DashboardCacheCounts)
+           ResultColumns, FilterValues, DashboardCacheCounts, Segment, SegmentList)
 REQUESTS = (NewDashboard, DashboardChange, NewModel, ModelChange, NewMetric, NewQuestion, QuestionChange, NewFolder,
-            FolderName, FolderAccess, QuestionRun, QuestionDownload, MetricQuery, CardRun)
+            FolderName, FolderAccess, QuestionRun, QuestionDownload, MetricQuery, CardRun, NewSegment, SegmentChange,
+            SegmentConditions)
 
 
 
@@ -52,6 +54,14 @@ def paths(op, also) -> dict[str, Any]:
         "/questions/{question_id}/csv": {"post": _csv(op(
             "Download a question as CSV", "questions", params=("question_id",),
             body=model_body(QuestionDownload)))},
+        "/segments": {"get": op("List segments", "segments", result=_ref("SegmentList"), query=query_parameters(SegmentsQuery)),
+                      "post": op("Create a segment", "segments", ok=201, result=_ref("Segment"),
+                                 body=model_body(NewSegment))},
+        "/segments/{segment_id}": {"get": op("Get a segment", "segments", params=("segment_id",),
+                                             result=_ref("Segment")),
+                                   "patch": op("Update a segment", "segments", params=("segment_id",),
+                                               result=_ref("Segment"), body=model_body(SegmentChange)),
+                                   "delete": op("Delete a segment", "segments", ok=204, params=("segment_id",))},
         "/models": {"get": op("List models", "models", result=_ref("ModelList")),
                     "post": op("Create a model", "models", ok=201, result=_ref("Model"), body=model_body(NewModel))},
         "/models/{model_id}": {"get": op("Get a model", "models", params=("model_id",), result=_ref("Model")),

@@ -14,9 +14,10 @@ from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
 from workbench_app.analyses.compiler import compile_analysis
-from workbench_app.content import builder, folders
+from workbench_app.content import builder, folders, segments
 from workbench_app.content.dashboard_filters import with_column_conditions
-from workbench_app.engine import VARIABLE_TYPES, EngineError, variable_names
+from workbench_app.content.shapes import QUESTION_VARIABLE_TYPES
+from workbench_app.engine import EngineError, variable_names
 from workbench_app.errors import invalid, not_found
 from workbench_app.services import WorkbenchServices
 from workbench_app.statements.query_runner import run_for
@@ -28,8 +29,8 @@ _COLUMNS = """question_id, folder_id, name, description, kind, builder, analysis
 def check_variables(sql: str, declared: Any) -> dict[str, str]:
     """Declared variable types, checked against the `{{names}}` the SQL uses."""
     if not isinstance(declared, dict) or not all(
-            isinstance(name, str) and kind in VARIABLE_TYPES for name, kind in declared.items()):
-        raise invalid(f"variables maps each name to one of {', '.join(VARIABLE_TYPES)}.", field="variables")
+            isinstance(name, str) and kind in QUESTION_VARIABLE_TYPES for name, kind in declared.items()):
+        raise invalid(f"variables maps each name to one of {', '.join(QUESTION_VARIABLE_TYPES)}.", field="variables")
     try:
         used = variable_names(sql)
     except EngineError as error:
@@ -138,10 +139,10 @@ def delete_question(conn: psycopg.Connection, identity: Identity, question_id: i
 
 def question_statement(services: WorkbenchServices, identity: Identity, question_id: int,
                        variables: dict[str, Any] | None = None) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """(SQL, variable types, values) of a saved question the caller may view."""
+    """(SQL, variable types, values) of a saved question the caller may view, its segments expanded."""
     with services.transaction() as conn:
         question = get_question(conn, identity, question_id)
-    return statement_of(question, variables)
+        return segments.expand(conn, identity, statement_of(question, variables))
 
 
 def statement_of(question: dict[str, Any], variables: dict[str, Any] | None = None

@@ -5,18 +5,24 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, WithJsonSchema
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
-from workbench_app.analyses.shapes import AnalysisDefinition
+from workbench_app.analyses.shapes import AnalysisDefinition, EventMatch, Pattern
 from workbench_app.answer_shapes import AnswerShape
-from workbench_app.request_shapes import (Id, Identifier, QueryNumber, QueryShape, RequestShape, Text, TextList,
-                                          WholeNumber)
+from workbench_app.errors import invalid
+from workbench_app.request_shapes import (DefinitionPart, Id, Identifier, QueryNumber, QueryShape, RequestShape, Text,
+                                          TextList, WholeNumber, definition_refusal)
 from workbench_app.content.dashboard_filters import FILTER_TYPES
 from workbench_app.content.folders import LEVELS
 from workbench_app.content.models_metrics import AGGREGATIONS
+from workbench_app.engine import VARIABLE_TYPES
 from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderField, ResultColumn, RowLimit,
                                              VariableValues)
 
+# A question variable of type "segment" takes a saved segment's id (content/segments.py expands it
+# into a subquery of visit ids before the statement is bound).
+SEGMENT_TYPE = "segment"
+QUESTION_VARIABLE_TYPES = (*VARIABLE_TYPES, SEGMENT_TYPE)
 CardKind = Literal["question", "text", "heading"]
 FilterType = Literal[FILTER_TYPES]  # type: ignore[valid-type]  (a tuple of names: one list of them)
 # A filter's default: text, a number, a list of them (a date range, a one-of), or none.
@@ -25,7 +31,8 @@ FilterDefault = Union[str, float, list[Union[str, float]], None]
 
 # A question's variables: name -> type (the statement's `{{name}}`; checked against the SQL by
 # content/questions.py, which names the variable that is wrong).
-Variables = Annotated[dict[str, Any], WithJsonSchema(VARIABLE_TYPES_SCHEMA)]
+Variables = Annotated[dict[str, Any], WithJsonSchema(
+    {**VARIABLE_TYPES_SCHEMA, "additionalProperties": {"enum": list(QUESTION_VARIABLE_TYPES)}})]
 # A chart's settings, saved with the question as the screens wrote them.
 Visualization = Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]
 
@@ -339,3 +346,80 @@ class ValuesQuery(QueryShape):
     """A one-of filter's values (the dashboard's, a public link's, an embedded dashboard's)."""
     search: Text() = None
     """Values containing this (case-insensitive)."""
+
+
+# --- segments --------------------------------------------------------------------------------
+
+MAX_SEGMENTS = 500  # per folder tree a person can see: the list is not paged
+MAX_SEGMENT_VALUES = 100  # channels, countries or devices of one condition
+SegmentValues = Annotated[list[Text(200, allow_empty=False)], Field(max_length=MAX_SEGMENT_VALUES)]
+
+
+class SegmentConditions(DefinitionPart):
+    """The visits a segment keeps: every condition given holds (a condition left out or empty is none).
+    Values are compared exactly as the `analytics.visits` view has them."""
+    channels: SegmentValues = []
+    """The visit's channel is one of these (`visits.channel`)."""
+    countries: SegmentValues = []
+    """The visit's country is one of these (`visits.country`, ISO 3166 codes)."""
+    devices: SegmentValues = []
+    """The visit's kind of device is one of these (`visits.device_class`)."""
+    landing_page: Pattern | None = None
+    """The visit's entry page path matches (`*` stands for any characters)."""
+    goal: Text(200, allow_empty=False) | None = None
+    """The visit reached this goal (`conversions.goal_name`)."""
+    event: EventMatch | None = None
+    """The visit has this event, with these property conditions (`events.props`)."""
+
+    def is_empty(self) -> bool:
+        return not (self.channels or self.countries or self.devices or self.landing_page or self.goal or self.event)
+
+
+_CONDITIONS = TypeAdapter(SegmentConditions)
+# The request field: any value, checked by `segment_conditions()`, documented by the component.
+SegmentConditionsField = Annotated[Any, WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/SegmentConditions"}]})]
+
+
+def segment_conditions(value: Any, field: str = "conditions") -> SegmentConditions:
+    """The conditions as their model, or the refusal of their first fault (naming the part at fault)."""
+    if not isinstance(value, dict):
+        raise invalid(f"{field} must be a JSON object.", field=field)
+    try:
+        conditions = _CONDITIONS.validate_python(value)
+    except ValidationError as error:
+        raise definition_refusal(field, error.errors()[0]) from None
+    if conditions.is_empty():
+        raise invalid("A segment has at least one condition.", field=field)
+    return conditions
+
+
+class Segment(AnswerShape):
+    """A saved set of conditions on visits; it has its folder's access, as a question has."""
+    segment_id: int
+    folder_id: int
+    name: str
+    description: str
+    conditions: SegmentConditionsField
+    created_by: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class SegmentList(AnswerShape):
+    segments: list[Segment]
+
+
+class SegmentsQuery(QueryShape):
+    folder_id: QueryNumber() = None
+    """The segments of this folder."""
+
+
+class SegmentChange(ContentChange):
+    """A change of a segment: only the fields given change; `conditions`, when given, replace them whole."""
+    conditions: SegmentConditionsField = None
+
+
+class NewSegment(SegmentChange):
+    model_config = ConfigDict(json_schema_extra={"required": ["name", "conditions"]})
+    name: Text(allow_empty=False)
+    conditions: SegmentConditionsField = None

@@ -51,12 +51,14 @@ from workbench_app.engine.permissions import (
 )
 from workbench_app.engine.result_values import jsonable, jsonable_rows
 from workbench_app.engine.rewrite import RewriteOptions, RewrittenStatement, rewrite_statement
-from workbench_app.engine.variables import VARIABLE_TYPES, bind_variables, inline_values, variable_names
+from workbench_app.engine.variables import (VARIABLE_TYPES, bind_variables, inline_values, substitute_placeholders,
+                                            variable_names)
 
 __all__ = [
     "DIALECT",
     "ERROR_CODES",
     "VARIABLE_TYPES",
+    "substitute_placeholders",
     "Cancellation",
     "CatalogSource",
     "ColumnInfo",

@@ -339,6 +339,19 @@ def bind_variables(
     return BoundTemplate(sql=sql_out, parameters={k: v for k, v in parameters.items() if k in used})
 
 
+def substitute_placeholders(sql: str, texts: Mapping[str, str]) -> str:
+    """The template with each ``{{name}}`` of ``texts`` replaced by its SQL text (written by the
+    server, e.g. a saved segment's subquery with ``{{variables}}`` of its own); literals, comments,
+    optional clauses and the other placeholders are kept as they are."""
+    out: list[str] = []
+    for piece in _scan(sql):
+        if piece.kind == "variable":
+            out.append(texts[piece.text] if piece.text in texts else "{{" + piece.text + "}}")
+        else:
+            out.append(piece.text)
+    return "".join(out)
+
+
 def protect_template(sql: str) -> tuple[str, dict[str, str]]:
     """Replace template markers by parseable stand-ins (for the formatter)."""
     tokens: dict[str, str] = {}

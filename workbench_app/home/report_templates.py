@@ -16,15 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 # The variables every statement may use, and their types.
-VARIABLES = {"site": "text", "from": "date", "to": "date", "channel": "list"}
+VARIABLES = {"site": "text", "from": "date", "to": "date", "channel": "list", "segment": "segment"}
 SITE_FILTER = "Site"
 PERIOD_FILTER = "Period"
-# The segment: visits of some channels. Cards over visits and conversions take it (an optional
-# clause, so no value means every channel); the others read tables without a visit's channel.
+# The segment: visits of some channels (Channel), and a saved segment (Segment: its id, expanded
+# into a subquery of visit ids by content/segments.py). Cards over visits and conversions take
+# both (optional clauses, so no value means every visit); the others read tables without a visit.
 SEGMENT_FILTER = "Channel"
 SEGMENT_VALUES = {"table": "warehouse.analytics.visits", "column": "channel"}
+SAVED_SEGMENT_FILTER = "Segment"
 _SEGMENTED = ("visits", "conversions")
-_SEGMENT = "\n    [[AND list_contains({{channel}}, channel)]]"
+_SEGMENT = "\n    [[AND list_contains({{channel}}, channel)]]\n    [[AND visit_id IN {{segment}}]]"
 DEFAULT_PERIOD = "last-30-days"
 REAL_TIME_MINUTES = 30
 

@@ -54,7 +54,7 @@ def seed_site_reports(conn: psycopg.Connection, site: dict[str, Any]) -> int | N
 
 
 def _create_report(conn: psycopg.Connection, folder_id: int, site_id: str, report: dict[str, Any]) -> int:
-    cards, links = [], {"site": [], "from": [], "channel": []}
+    cards, links = [], {"site": [], "from": [], "channel": [], "segment": []}
     for index, (card, place) in enumerate(zip(report["cards"], report_templates.layout(report["cards"]))):
         grid = {"key": str(index), "width": card["width"], "height": card["height"], **place}
         if "text" in card:
@@ -69,6 +69,8 @@ def _create_report(conn: psycopg.Connection, folder_id: int, site_id: str, repor
             links["from"].append({"card": str(index), "variable": "from", "end_variable": "to"})
         if "channel" in question["variables"]:
             links["channel"].append({"card": str(index), "variable": "channel"})
+        if "segment" in question["variables"]:
+            links["segment"].append({"card": str(index), "variable": "segment"})
     filters = []
     if report.get("period", True):
         filters.append({"name": report_templates.PERIOD_FILTER, "type": "date_range", "required": True,
@@ -76,6 +78,8 @@ def _create_report(conn: psycopg.Connection, folder_id: int, site_id: str, repor
     if links["channel"]:
         filters.append({"name": report_templates.SEGMENT_FILTER, "type": "one_of", "links": links["channel"],
                         "values": report_templates.SEGMENT_VALUES})
+    if links["segment"]:
+        filters.append({"name": report_templates.SAVED_SEGMENT_FILTER, "type": "segment", "links": links["segment"]})
     filters.append({"name": report_templates.SITE_FILTER, "type": "text", "required": True, "default": site_id,
                     "links": links["site"]})
     dashboard = dashboards.create_dashboard(conn, PRODUCT, {

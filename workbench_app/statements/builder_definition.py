@@ -110,6 +110,8 @@ class BuilderDefinition(DefinitionPart):
     aggregations: Annotated[list[BuilderAggregation], Field(max_length=MAX_ITEMS)] = []
     order_by: Annotated[list[BuilderOrder], Field(max_length=MAX_ITEMS)] = []
     limit: WholeNumber(1, MAX_LIMIT) | None = None
+    segment: WholeNumber(1) | None = None
+    """A saved segment's id: the picked table's rows are kept when their `visit_id` is in it."""
     state: dict[str, Any] | None = None
     """The builder screen's own state, kept with a saved question and never compiled."""
 

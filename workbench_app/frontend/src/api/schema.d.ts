@@ -826,6 +826,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List segments */
+        get: operations["list_segments"];
+        put?: never;
+        /** Create a segment */
+        post: operations["create_a_segment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/segments/{segment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a segment */
+        get: operations["get_a_segment"];
+        put?: never;
+        post?: never;
+        /** Delete a segment */
+        delete: operations["delete_a_segment"];
+        options?: never;
+        head?: never;
+        /** Update a segment */
+        patch: operations["update_a_segment"];
+        trace?: never;
+    };
     "/models": {
         parameters: {
             query?: never;
@@ -2195,7 +2232,7 @@ export interface components {
             filter_id: number;
             name: string;
             /** @enum {string} */
-            type: "text" | "number" | "date" | "date_range" | "one_of";
+            type: "text" | "number" | "date" | "date_range" | "one_of" | "segment";
             default_value: string | number | (string | number)[] | null;
             required: boolean;
             values: components["schemas"]["ValuesSource"] | null;
@@ -2566,7 +2603,7 @@ export interface components {
             analysis: components["schemas"]["AnalysisDefinition"] | null;
             sql: string;
             variables: {
-                [key: string]: "text" | "number" | "date" | "list";
+                [key: string]: "text" | "number" | "date" | "list" | "segment";
             };
             visualization: {
                 [key: string]: unknown;
@@ -2659,6 +2696,22 @@ export interface components {
             day?: number | null;
             timezone: string;
         };
+        /** @description A saved set of conditions on visits; it has its folder's access, as a question has. */
+        Segment: {
+            segment_id: number;
+            folder_id: number;
+            name: string;
+            description: string;
+            conditions: components["schemas"]["SegmentConditions"];
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SegmentList: {
+            segments: components["schemas"]["Segment"][];
+        };
         /** @description What a sending made now came to (the delivery log has each recipient's line). */
         SendingOutcome: {
             sent: number;
@@ -2721,7 +2774,7 @@ export interface components {
             filter_id: number;
             name: string;
             /** @enum {string} */
-            type: "text" | "number" | "date" | "date_range" | "one_of";
+            type: "text" | "number" | "date" | "date_range" | "one_of" | "segment";
             default_value: string | number | (string | number)[] | null;
             required: boolean;
             values: components["schemas"]["ValuesSource"] | null;
@@ -3033,6 +3086,8 @@ export interface components {
             /** @default [] */
             order_by?: components["schemas"]["BuilderOrder"][];
             limit?: number | null;
+            /** @description A saved segment's id: the picked table's rows are kept when their `visit_id` is in it. */
+            segment?: number | null;
             /** @description The builder screen's own state, kept with a saved question and never compiled. */
             state?: {
                 [key: string]: unknown;
@@ -3361,7 +3416,7 @@ export interface components {
             kind?: "sql" | "builder" | "analysis";
             sql?: string;
             variables?: {
-                [key: string]: "text" | "number" | "date" | "list";
+                [key: string]: "text" | "number" | "date" | "list" | "segment";
             };
             builder?: components["schemas"]["BuilderDefinition"];
             /** @description A funnel, path or retention definition (kind "analysis"). */
@@ -3369,6 +3424,12 @@ export interface components {
             visualization?: {
                 [key: string]: unknown;
             };
+        };
+        NewSegment: {
+            name: string;
+            description?: string;
+            folder_id?: number;
+            conditions: components["schemas"]["SegmentConditions"];
         };
         NewSource: {
             /** @description A catalog's name: letters, digits and underscores, not starting with a digit. */
@@ -3561,7 +3622,7 @@ export interface components {
             kind?: "sql" | "builder" | "analysis";
             sql?: string;
             variables?: {
-                [key: string]: "text" | "number" | "date" | "list";
+                [key: string]: "text" | "number" | "date" | "list" | "segment";
             };
             builder?: components["schemas"]["BuilderDefinition"];
             /** @description A funnel, path or retention definition (kind "analysis"). */
@@ -3650,6 +3711,40 @@ export interface components {
              * @default UTC
              */
             timezone?: string;
+        };
+        /** @description A change of a segment: only the fields given change; `conditions`, when given, replace them whole. */
+        SegmentChange: {
+            name?: string;
+            description?: string;
+            folder_id?: number;
+            conditions?: components["schemas"]["SegmentConditions"];
+        };
+        /**
+         * @description The visits a segment keeps: every condition given holds (a condition left out or empty is none).
+         *     Values are compared exactly as the `analytics.visits` view has them.
+         */
+        SegmentConditions: {
+            /**
+             * @description The visit's channel is one of these (`visits.channel`).
+             * @default []
+             */
+            channels?: string[];
+            /**
+             * @description The visit's country is one of these (`visits.country`, ISO 3166 codes).
+             * @default []
+             */
+            countries?: string[];
+            /**
+             * @description The visit's kind of device is one of these (`visits.device_class`).
+             * @default []
+             */
+            devices?: string[];
+            /** @description The visit's entry page path matches (`*` stands for any characters). */
+            landing_page?: string | null;
+            /** @description The visit reached this goal (`conversions.goal_name`). */
+            goal?: string | null;
+            /** @description The visit has this event, with these property conditions (`events.props`). */
+            event?: components["schemas"]["EventMatch"] | null;
         };
         SettingsChange: {
             /**
@@ -10004,6 +10099,453 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_segments: {
+        parameters: {
+            query?: {
+                folder_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentList"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_a_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSegment"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is missing or not a JSON object; nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_a_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    delete_a_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line over 4,094 bytes: refused by the HTTP server before the application (an HTML page, not the JSON error) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Database or source unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    update_a_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentChange"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
                 };
             };
             /** @description Invalid input */

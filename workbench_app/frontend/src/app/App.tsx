@@ -16,6 +16,7 @@ const BrowsePage = preloadable(() => import("../features/browse/BrowsePage"));
 const SqlEditorPage = preloadable(() => import("../features/sql-editor/SqlEditorPage"));
 const QuestionBuilderPage = preloadable(() => import("../features/question-builder/QuestionBuilderPage"));
 const AnalysisPage = preloadable(() => import("../features/analyses/AnalysisPage"));
+const SegmentsPage = preloadable(() => import("../features/segments/SegmentsPage"));
 const QuestionPage = preloadable(() => import("../features/browse/QuestionPage"));
 const DataPage = preloadable(() => import("../features/data/DataPage"));
 const HistoryPage = preloadable(() => import("../features/history/HistoryPage"));
@@ -54,6 +55,7 @@ const SIGNED_IN_SCREENS: [string, Preloadable<object>][] = [
   ["/sql", SqlEditorPage],
   ["/question/new", QuestionBuilderPage],
   ["/analysis/new", AnalysisPage],
+  ["/segments", SegmentsPage],
   ["/questions/:questionId", QuestionPage],
   ["/data", DataPage],
   ["/history", HistoryPage],

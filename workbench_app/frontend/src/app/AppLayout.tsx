@@ -24,6 +24,7 @@ export function AppLayout() {
     { to: "/dashboards", label: t("nav.dashboards") },
     { to: "/question/new", label: t("nav.newQuestion") },
     { to: "/analysis/new", label: t("nav.newAnalysis") },
+    { to: "/segments", label: t("nav.segments") },
     { to: "/sql", label: t("nav.newSql") },
     { to: "/data", label: t("nav.data") },
     { to: "/history", label: t("nav.history") },

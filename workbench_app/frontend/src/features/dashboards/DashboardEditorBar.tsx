@@ -23,10 +23,11 @@ interface Props {
   change: (edit: (draft: Draft) => Draft) => void;
 }
 
-const FILTER_TYPES: FilterType[] = ["text", "number", "date", "date_range", "one_of"];
+const FILTER_TYPES: FilterType[] = ["text", "number", "date", "date_range", "one_of", "segment"];
 // The variable types each filter type can feed (as the server checks them).
 const FEEDS: Record<FilterType, string[]> = {
   text: ["text"], number: ["number"], date: ["date", "text"], date_range: ["date"], one_of: ["list"],
+  segment: ["segment"],
 };
 // Not a possible variable name (those are letters, digits and underscores).
 const COLUMN = ":column";

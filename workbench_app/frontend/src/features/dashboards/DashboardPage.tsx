@@ -23,6 +23,9 @@ import {
 } from "./dashboardDraft";
 import { cardRunKey, dashboardQuery } from "./dashboardQueries";
 import { FilterBar } from "./FilterBar";
+import { comparedFilters, comparisonOf, withComparison } from "./comparison";
+import { NO_SEGMENT, segmentLabel } from "../segments/SegmentFilter";
+import { segmentsQuery } from "../segments/segmentQueries";
 import { cardFilters, filterValues, REFRESH_MINUTES, refreshMinutes, withFilter } from "./filterState";
 import { preloadChart, QuestionCard } from "./QuestionCard";
 import { TextCard } from "./TextCard";
@@ -52,6 +55,8 @@ export default function DashboardPage() {
   const now = useNow(30_000);
   const theme = useDashboardTheme(dashboardId);
   const dashboard = useQuery(dashboardQuery(dashboardId));
+  // The segments' names label a compared chart (read only when the address asks for a comparison).
+  const segments = useQuery({ ...segmentsQuery(), enabled: [...params.keys()].some((name) => name.startsWith("cmp.")), retry: false });
   const save = useMutation({
     mutationFn: async (draft: Draft) => {
       const saved = (await data(api.PUT("/dashboards/{dashboard_id}", {
@@ -79,6 +84,8 @@ export default function DashboardPage() {
   const change = (edit: (d: Draft) => Draft) => setEditing((old) => apply(old ?? { draft: draftOf(saved), previous: null }, edit));
   const tab = shownTab(draft, params.get("tab"));
   const values = filterValues(params, saved.filters);
+  const comparison = comparisonOf(params, saved.filters);
+  const shownValues = comparison ? { ...values, [`cmp.${comparison.filterId}`]: comparison.value } : values;
   const minutes = refreshMinutes(params, saved.auto_refresh_seconds);
 
   function setParam(name: string, value: string | null) {
@@ -91,7 +98,21 @@ export default function DashboardPage() {
   function applyFilters(typed: Record<string, string>) {
     let next = params;
     for (const item of saved.filters) next = withFilter(next, item, typed[String(item.filter_id)] ?? "");
+    const compared = saved.filters.find((item) => (item.type === "segment" || item.type === "date_range")
+      && (typed[`cmp.${item.filter_id}`] ?? NO_SEGMENT) !== NO_SEGMENT);
+    next = withComparison(next, saved.filters, compared
+      ? { filterId: compared.filter_id, value: typed[`cmp.${compared.filter_id}`] ?? "" } : null);
     setParams(next);
+  }
+
+  function compareOf(filters: Record<string, string | string[]>) {
+    const again = comparedFilters(filters, comparison);
+    if (!again || !comparison) return null;
+    const labels: [string, string] = comparison.type === "date_range"
+      ? [t("dashboards.thisPeriod"), t("dashboards.previousPeriod")]
+      : [segmentLabel(String(filters[String(comparison.filterId)] ?? ""), segments.data, t),
+        segmentLabel(comparison.value, segments.data, t)];
+    return { filters: again, labels, byPosition: comparison.type === "date_range" };
   }
 
   function renderCard(card: DraftCard) {
@@ -124,7 +145,8 @@ export default function DashboardPage() {
     } else if (cardId !== null && card.question_id !== undefined) {
       body = <QuestionCard dashboardId={dashboardId} cardId={cardId} questionId={card.question_id}
         title={card.question_name ?? ""} visualization={card.visualization}
-        filters={cardFilters(cardId, saved.filters, values)} refreshMs={minutes ? minutes * 60_000 : false} now={now} />;
+        filters={cardFilters(cardId, saved.filters, values)} refreshMs={minutes ? minutes * 60_000 : false} now={now}
+        compare={compareOf(cardFilters(cardId, saved.filters, values))} />;
     } else {
       body = <section className={styles.card} aria-label={card.question_name}>
         <h3 className={styles.cardTitle}>{card.question_name}</h3>
@@ -165,7 +187,7 @@ export default function DashboardPage() {
       <ErrorMessage error={save.error} />
       {editing && <DashboardEditorBar draft={draft} ownTheme={ownThemeId(theme.data)} tab={tab} change={change} />}
       {editing && <p className={styles.announcer} role="status" aria-live="polite">{announcement}</p>}
-      {!editing && <FilterBar dashboardId={dashboardId} filters={saved.filters} values={values} onApply={applyFilters} />}
+      {!editing && <FilterBar dashboardId={dashboardId} filters={saved.filters} values={shownValues} onApply={applyFilters} />}
       {draft.tabs.length > 0 && (
         <div role="tablist" aria-label={t("dashboards.tabs")} className={styles.tabs}>
           {draft.tabs.map((item) => (

@@ -5,9 +5,11 @@ import { Button } from "../../ui/Button";
 import { SelectField } from "../../ui/SelectField";
 import { TextField } from "../../ui/TextField";
 import type { SavedFilter } from "./dashboardDraft";
+import { PREVIOUS_PERIOD } from "./comparison";
 import { DateRangeFilter } from "./DateRangeFilter";
 import { RELATIVE_DATES } from "./filterState";
 import { OneOfFilter, type FilterValuesSource } from "./OneOfFilter";
+import { NO_SEGMENT, SegmentFilter } from "../segments/SegmentFilter";
 import styles from "./DashboardPage.module.css";
 
 interface Props {
@@ -45,11 +47,35 @@ export function FilterBar({ dashboardId, filters, values, onApply, valuesSource 
         const value = typed[id] ?? "";
         const label = item.required ? t("dashboards.requiredFilter", { name: item.name }) : item.name;
         if (item.type === "date_range") {
-          return <DateRangeFilter key={id} label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />;
+          const compareKey = `cmp.${id}`;
+          return (
+            <div key={id} className={styles.dateFilter}>
+              <DateRangeFilter label={label} name={item.name} value={value} onChange={(next) => set(id, next)} />
+              {!valuesSource && (
+                <label className={styles.check}>
+                  <input type="checkbox" checked={typed[compareKey] === PREVIOUS_PERIOD} disabled={!value}
+                    onChange={(event) => set(compareKey, event.target.checked ? PREVIOUS_PERIOD : NO_SEGMENT)} />
+                  {t("dashboards.compareWithPrevious", { name: item.name })}
+                </label>
+              )}
+            </div>
+          );
         }
         if (item.type === "one_of") {
           return <OneOfFilter key={id} source={valuesSource} dashboardId={dashboardId} filterId={item.filter_id} label={label} name={item.name}
             value={value} onChange={(next) => set(id, next)} />;
+        }
+        if (item.type === "segment") {
+          const compareKey = `cmp.${id}`;
+          return (
+            <div key={id} className={styles.dateFilter}>
+              <SegmentFilter label={label} value={value} onChange={(next) => set(id, next)} listed={!valuesSource} />
+              {!valuesSource && (
+                <SegmentFilter label={t("dashboards.compareWith", { name: item.name })} value={typed[compareKey] ?? NO_SEGMENT}
+                  none={t("dashboards.noComparison")} onChange={(next) => set(compareKey, next)} />
+              )}
+            </div>
+          );
         }
         if (item.type !== "date") {
           return <TextField key={id} label={label} value={value} onChange={(next) => set(id, next)}

@@ -9,6 +9,7 @@ import { LazyChartView as ChartView } from "../charts/lazyChartView";
 import { ResultTable } from "../results/ResultTable";
 import { resultColumns, type Result } from "../results/types";
 import { ErrorMessage } from "../../ui/ErrorMessage";
+import { mergeResults } from "./comparison";
 import { cardRunQuery } from "./dashboardQueries";
 import { minutesSince } from "./filterState";
 import styles from "./DashboardPage.module.css";
@@ -33,9 +34,11 @@ interface Props {
   csv?: ((cardId: number, filters: Record<string, string | string[]>) => Promise<Blob>) | undefined;
   /** Part of the cache key of a shared page's runs (the token: a new one runs the cards again). */
   runKey?: string | undefined;
+  /** A side-by-side comparison: the card runs again with these filters; labels name both runs. */
+  compare?: { filters: Record<string, string | string[]>; labels: [string, string]; byPosition?: boolean } | null | undefined;
 }
 
-export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now, run: runShared, csv, runKey }: Props) {
+export function QuestionCard({ dashboardId, cardId, questionId, title, visualization, filters, refreshMs, now, run: runShared, csv, runKey, compare }: Props) {
   const { t } = useTranslation();
   const run = useQuery({
     ...(runShared ? { ...cardRunQuery(dashboardId, cardId, filters, runKey), queryFn: () => runShared(cardId, filters) }
@@ -43,9 +46,17 @@ export function QuestionCard({ dashboardId, cardId, questionId, title, visualiza
     refetchInterval: refreshMs,
     refetchIntervalInBackground: false,
   });
+  const compared = useQuery({
+    ...cardRunQuery(dashboardId, cardId, compare?.filters ?? {}),
+    enabled: !!compare && !runShared,
+    refetchInterval: refreshMs,
+    refetchIntervalInBackground: false,
+  });
   const result = run.data;
   const columns = useMemo(() => (result ? resultColumns(result) : []), [result]);
   const spec = useMemo(() => (result ? readSpec(visualization, columns, result.row_count) : null), [result, visualization, columns]);
+  const merged = useMemo(() => (compare && result && spec && compared.data
+    ? mergeResults(result, compared.data, spec, compare.labels, compare.byPosition) : null), [compare, result, spec, compared.data]);
   const minutes = run.dataUpdatedAt ? minutesSince(run.dataUpdatedAt, now) : null;
 
   return (
@@ -60,7 +71,28 @@ export function QuestionCard({ dashboardId, cardId, questionId, title, visualiza
       </header>
       <div className={styles.cardBody}>
         {run.error ? <ErrorMessage error={run.error} onRetry={() => void run.refetch()} />
-          : !result || !spec ? <p role="status">{t("common.loading")}</p>
+          : compare && compared.error ? <ErrorMessage error={compared.error} onRetry={() => void compared.refetch()} />
+          : !result || !spec || (compare && !merged) ? <p role="status">{t("common.loading")}</p>
+          : merged?.kind === "one" ? (
+            <Suspense fallback={<p role="status">{t("common.loading")}</p>}>
+              <ChartView spec={merged.spec} columns={resultColumns(merged.result)} rows={(merged.result.rows ?? []) as unknown[][]} title={title} fill />
+            </Suspense>
+          )
+          : merged?.kind === "two" && compared.data && compare ? (
+            <div className={styles.compared}>
+              {([[compare.labels[0], result], [compare.labels[1], compared.data]] as const).map(([label, one], index) => (
+                <figure key={index} className={styles.comparedPart}>
+                  <figcaption>{label}</figcaption>
+                  {spec.kind === "table" ? <ResultTable result={one} fileName={`${title} ${label}`} />
+                    : (
+                      <Suspense fallback={<p role="status">{t("common.loading")}</p>}>
+                        <ChartView spec={spec} columns={resultColumns(one)} rows={(one.rows ?? []) as unknown[][]} title={`${title} · ${label}`} />
+                      </Suspense>
+                    )}
+                </figure>
+              ))}
+            </div>
+          )
           : spec.kind === "table" ? <ResultTable result={result} fileName={title} fetchCsv={csv ? () => csv(cardId, filters) : undefined} />
           : (
             <Suspense fallback={<p role="status">{t("common.loading")}</p>}>

@@ -1,0 +1,17 @@
+import { describe as group, expect, it } from "vitest";
+import { emptyForm, fromSegment, toConditions } from "./segmentForm";
+
+group("segment form", () => {
+  it("leaves empty conditions out and splits lists on commas", () => {
+    expect(toConditions({ ...emptyForm(), channels: "Direct, Organic Search,", goal: " Signup " }))
+      .toEqual({ channels: ["Direct", "Organic Search"], goal: "Signup" });
+  });
+
+  it("keeps an event's property and reads a saved segment back", () => {
+    const conditions = toConditions({ ...emptyForm(), event: "download", propertyKey: "file", propertyValue: "a.pdf" });
+    expect(conditions).toEqual({ event: { event: "download", properties: [{ key: "file", operator: "=", value: "a.pdf" }] } });
+    const form = fromSegment({ name: "n", description: "", conditions });
+    expect(toConditions(form)).toEqual(conditions);
+    expect(form.propertyKey).toBe("file");
+  });
+});
