@@ -16,7 +16,9 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -64,6 +66,46 @@ logger.statement.level = fatal
 """
 
 
+# Hive's function registry, which the Thrift server's sessions reach when they close (Hive's
+# SessionState.close looks up its thread's metastore handle, and creates one, registering Hive's
+# built-in functions, when the thread has none it can reuse), registers the `get_splits` function of
+# Hive LLAP, whose class refers to types of the hive-llap-common jar. pyspark 4 does not ship that jar
+# (Apache Spark's SPARK-51041): the registry's initialization then fails with NoClassDefFoundError
+# `org/apache/hadoop/hive/llap/security/LlapSigner$Signable`, the session's close fails (dbt reports
+# `TCloseSessionResp ... NoClassDefFoundError` and fails the run), and every later close that needs
+# the registry fails or waits for a registration that never ends. These are the three types the
+# registry needs to load, empty (LLAP is not part of Spark: nothing calls them), written as class
+# files into a jar on the Thrift server's class path.
+LLAP_STUB_JAR = "hive-llap-signer-types.jar"
+LLAP_STUB_TYPES = {
+    # binary name: whether it is an interface
+    "org/apache/hadoop/hive/llap/security/LlapSigner": True,
+    "org/apache/hadoop/hive/llap/security/LlapSigner$Signable": True,
+    "org/apache/hadoop/hive/llap/security/LlapSigner$SignedMessage": False,
+}
+
+
+def empty_class_file(name: str, interface: bool) -> bytes:
+    """A Java class file (version 52, Java 8) of an empty public class or interface `name`."""
+    def utf8(text: str) -> bytes:
+        data = text.encode()
+        return struct.pack(">BH", 1, len(data)) + data
+
+    constants = utf8(name) + struct.pack(">BH", 7, 1) + utf8("java/lang/Object") + struct.pack(">BH", 7, 3)
+    access = 0x0601 if interface else 0x0021  # public interface abstract / public super
+    return (struct.pack(">IHHH", 0xCAFEBABE, 0, 52, 5) + constants
+            + struct.pack(">HHHHHHH", access, 2, 4, 0, 0, 0, 0))
+
+
+def write_llap_stub_jar(path: Path) -> Path:
+    """The jar of LLAP_STUB_TYPES (rewritten at each start, like the configuration)."""
+    with zipfile.ZipFile(path, "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+        for name, interface in LLAP_STUB_TYPES.items():
+            jar.writestr(f"{name}.class", empty_class_file(name, interface))
+    return path
+
+
 class SparkUnavailable(click.ClickException):
     """The engine cannot start on this machine (no Java, no pyspark): one line saying what to do."""
 
@@ -99,9 +141,10 @@ def spark_home() -> Path:
 def prepare_spark_dir(settings: Settings) -> Path:
     """The cluster's folders and configuration under `$ANALYTICS_HOME/spark`."""
     root = settings.spark_dir
-    for name in ("conf", "metastore", "warehouse", "work", "tmp"):
+    for name in ("conf", "jars", "metastore", "warehouse", "work", "tmp"):
         (root / name).mkdir(parents=True, exist_ok=True)
     (root / "conf" / "log4j2.properties").write_text(LOG4J2)
+    write_llap_stub_jar(root / "jars" / LLAP_STUB_JAR)
     return root
 
 
@@ -148,6 +191,8 @@ def thrift_server_conf(settings: Settings) -> list[str]:
     conf = {
         "spark.sql.warehouse.dir": str(root / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={root / 'metastore'}",
+        # The types Hive's function registry needs to load (LLAP_STUB_TYPES): a session's close reaches it.
+        "spark.driver.extraClassPath": str(root / "jars" / LLAP_STUB_JAR),
         "spark.executor.memory": settings.spark_worker_memory,
         # `insert overwrite` of a partitioned table replaces the partitions its rows fall in, not
         # the whole table (dbt-spark's insert_overwrite strategy by day).
