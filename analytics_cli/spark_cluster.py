@@ -222,6 +222,9 @@ class SparkProcess:
     ready: Callable[[], bool]
     detail: str
     port_variable: str | None = None
+    # Started only once this holds: the Thrift server's application registers with the master after
+    # the workers joined (before, the master warns that no worker can run it).
+    start_after: Callable[[], bool] | None = None
 
 
 def spark_children(settings: Settings) -> list[SparkProcess]:
@@ -254,5 +257,6 @@ def spark_children(settings: Settings) -> list[SparkProcess]:
          "--name", "analytics-thrift-server", "--master", master, *thrift_server_conf(settings), "spark-internal"],
         f"jdbc:hive2://{host}:{settings.spark_thrift_port}", port_variable="ANALYTICS_SPARK_THRIFT_PORT",
         ready=lambda: port_answers(host, settings.spark_thrift_port),
+        start_after=lambda: alive_workers(settings) >= settings.spark_workers,
         detail=f"jdbc:hive2://{host}:{settings.spark_thrift_port} (dbt target spark)"))
     return children

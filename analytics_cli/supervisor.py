@@ -49,6 +49,8 @@ class Child:
     # Readiness when it is not an HTTP 200 (the Spark processes), and what the ready line says.
     ready: Callable[[], bool] | None = None
     detail: str | None = None
+    # A child started only once this holds (or the start deadline passed): see start_children.
+    start_after: Callable[[], bool] | None = None
 
     def start(self, env: dict[str, str], verbose: bool = False) -> None:
         # A child in its own process group: Ctrl-C in the terminal reaches only the supervisor,
@@ -143,7 +145,8 @@ def build_children(settings: Settings, with_dagster: bool) -> list[Child]:
 def spark_children(settings: Settings) -> list[Child]:
     """The Spark engine's master, workers and Thrift server (analytics_cli/spark_cluster.py)."""
     return [Child(process.name, process.argv, process.url, None, port_variable=process.port_variable,
-                  ready=process.ready, detail=process.detail) for process in spark_cluster.spark_children(settings)]
+                  ready=process.ready, detail=process.detail, start_after=process.start_after)
+            for process in spark_cluster.spark_children(settings)]
 
 
 def follower_children(settings: Settings, database_url: str) -> list[Child]:
@@ -192,6 +195,20 @@ def check_ports(settings: Settings, children: list[Child]) -> None:
                 raise click.ClickException(
                     f"port {port} ({child.name}) is in use by another program: stop it, or set "
                     f"{child.port_variable} to a free port")
+
+
+def start_children(children: list[Child], env: dict[str, str], verbose: bool, deadline: float,
+                   should_stop=lambda: False) -> None:
+    """Start every child, those with a `start_after` condition last, each once its condition holds
+    (or at the deadline, when its own readiness will then say what is wrong)."""
+    for child in children:
+        if child.start_after is None:
+            child.start(env, verbose)
+    for child in children:
+        if child.start_after is not None:
+            while not child.start_after() and time.monotonic() < deadline and not should_stop():
+                time.sleep(0.5)
+            child.start(env, verbose)
 
 
 def wait_until_ready(children: list[Child], deadline: float,
@@ -298,9 +315,7 @@ def run_product(settings: Settings, with_dagster: bool = True, verbose: bool = F
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    for child in children:
-        child.start(env, verbose)
-
+    start_children(children, env, verbose, time.monotonic() + _READY_TIMEOUT_SECONDS, should_stop=lambda: stopping)
     not_ready = wait_until_ready(children, time.monotonic() + _READY_TIMEOUT_SECONDS,
                                  on_ready=lambda child: click.echo(ready_line(child.name, child.detail or child.url)),
                                  should_stop=lambda: stopping)
