@@ -48,6 +48,13 @@ def test_the_demo_site_has_its_reports_and_every_card_runs(stack):
     every = stack.ok("POST", run, json={})["rows"][0][0]
     direct = stack.ok("POST", run, json={"filters": {"Channel": ["Direct"]}})["rows"][0][0]
     assert 0 < direct < every
+    # It reaches the cards over other tables of visits too, through the visit (Content's pages).
+    content = stack.ok("GET", f"/dashboards/{reports['Content']}")
+    pages = next(card for card in content["cards"] if card["question_name"] == "Most viewed pages")
+    run = f"/dashboards/{reports['Content']}/cards/{pages['card_id']}/run"
+    every = sum(row[1] for row in stack.ok("POST", run, json={})["rows"])
+    direct = sum(row[1] for row in stack.ok("POST", run, json={"filters": {"Channel": ["Direct"]}})["rows"])
+    assert 0 < direct < every
 
 
 RANGE = {"en": "Last 90 days", "fr": "90 derniers jours", "es": "Últimos 90 días"}

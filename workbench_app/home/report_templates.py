@@ -20,13 +20,23 @@ VARIABLES = {"site": "text", "from": "date", "to": "date", "channel": "list", "s
 SITE_FILTER = "Site"
 PERIOD_FILTER = "Period"
 # The segment: visits of some channels (Channel), and a saved segment (Segment: its id, expanded
-# into a subquery of visit ids by content/segments.py). Cards over visits and conversions take
-# both (optional clauses, so no value means every visit); the others read tables without a visit.
+# into a subquery of visit ids by content/segments.py), both optional clauses (no value: every
+# visit). Cards over visits and conversions test the visit's channel; cards over the other tables
+# whose rows belong to a visit reach both through visit_id; the funnel, attribution's own
+# statement and the real-time cards take neither.
 SEGMENT_FILTER = "Channel"
 SEGMENT_VALUES = {"table": "warehouse.analytics.visits", "column": "channel"}
 SAVED_SEGMENT_FILTER = "Segment"
 _SEGMENTED = ("visits", "conversions")
+_BY_VISIT = ("events", "pageviews", "scroll_depth", "zone_visibility", "orders", "order_items")
 _SEGMENT = "\n    [[AND list_contains({{channel}}, channel)]]\n    [[AND visit_id IN {{segment}}]]"
+_VISIT_SEGMENT = ("\n    [[AND visit_id IN (SELECT visit_id FROM visits WHERE list_contains({{channel}}, channel))]]"
+                  "\n    [[AND visit_id IN {{segment}}]]")
+
+
+def _segment(table: str) -> str:
+    """The segment's clauses for a card over `table` (none for a table without visits)."""
+    return _SEGMENT if table in _SEGMENTED else _VISIT_SEGMENT if table in _BY_VISIT else ""
 DEFAULT_PERIOD = "last-30-days"
 REAL_TIME_MINUTES = 30
 
@@ -56,7 +66,7 @@ def _change(name: str, description: str, table: str, time_column: str, aggregate
            f"  SELECT {time_column} >= {{{{from}}}} AS current_period, {aggregate} AS value\n"
            f"  FROM {table}\n"
            f"  WHERE {_SITE}\n"
-           f"    AND {_in_both_periods(time_column)}{_SEGMENT if table in _SEGMENTED else ''}\n"
+           f"    AND {_in_both_periods(time_column)}{_segment(table)}\n"
            f"  GROUP BY 1\n"
            f")\n"
            f"SELECT max(value) FILTER (WHERE current_period) AS {column},\n"
@@ -75,7 +85,7 @@ def _ranking(name: str, description: str, table: str, time_column: str, dimensio
            f"       {measures}\n"
            f"FROM {table}\n"
            f"WHERE {_SITE}\n"
-           f"  AND {_in_period(time_column)}{extra_where}{_SEGMENT if table in _SEGMENTED else ''}\n"
+           f"  AND {_in_period(time_column)}{extra_where}{_segment(table)}\n"
            f"GROUP BY 1\n"
            f"ORDER BY {order} DESC, 1\n"
            f"LIMIT {limit}")
