@@ -106,3 +106,20 @@ def test_a_person_with_a_row_filter_sees_only_their_rows(admin, analytics_views)
     # The hidden column does not exist for them: a condition on a property is refused, not answered.
     response = mine.post("/analyses/run", {"analysis": {**data.FUNNEL, "site_id": None}})
     assert response.status_code == 400 and response.get_json()["error"]["code"] == "column_not_found"
+
+
+def test_a_segment_narrows_an_analysis_to_its_visits(admin, analytics_views, warehouse):
+    # The known set's visits table holds the returning visitors' only: f3's visit of 4 January too.
+    warehouse.execute("insert into modeled.visits values ('f3-20260104', %s, 'f3', 'cookie', %s)",
+                      (data.SITE, data.at(4, 8)))
+    free = {"event": {"event": "signup", "properties": [{"key": "plan", "value": "free"}]}}
+    segment = ok(admin.post("/segments", {"name": "Free plan", "conditions": free}), 201)
+    narrowed = {**data.FUNNEL, "segment_id": segment["segment_id"]}
+    # Only f3's visit signed up for the free plan: it reached the pricing page, and no further.
+    assert [row[2] for row in run(admin, narrowed)["rows"]] == [1, 0, 0]
+    assert [row[2] for row in run(admin, data.FUNNEL)["rows"]] == [row[2] for row in data.FUNNEL_ROWS]
+    compiled = ok(admin.post("/analyses/sql", {"analysis": narrowed}))
+    assert "'free'" not in compiled["template"] and compiled["variables"]["segment__event_value0"] == "free"
+    # A segment the caller may not view is not found, as anywhere else.
+    _, token = create_user_with_token(admin, "segment-outsider@example.org")
+    assert admin.__class__(admin.client, token).post("/analyses/run", {"analysis": narrowed}).status_code == 404

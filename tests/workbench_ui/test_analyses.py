@@ -32,6 +32,8 @@ def test_a_funnel_a_path_and_retention_in_each_language(page, stack, language):
 
     # The sites are offered by name (the warehouse's sites view), not by id.
     expect(page.get_by_label(say("analysis.site"), exact=True).locator("option", has_text=DEMO_SITE_NAME)).to_have_count(1)
+    # A saved segment narrows any analysis (none saved here: every visit).
+    expect(page.get_by_label(say("analysis.segment"), exact=True)).to_have_value("")
     page.get_by_label(say("analysis.range"), exact=True).select_option("last90")
     page.get_by_label(say("analysis.pagePattern", 1)).fill("/")
     page.get_by_label(say("analysis.pagePattern", 2)).fill("/shoes*")

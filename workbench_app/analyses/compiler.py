@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_app.analyses.shapes import (WINDOW_SECONDS, DateRange, FunnelDefinition, PathDefinition,
+from workbench_app.analyses.shapes import (SEGMENT_TYPE, WINDOW_SECONDS, DateRange, FunnelDefinition, PathDefinition,
                                            PropertyCondition, RetentionDefinition, definition)
 
 EVENTS = '"warehouse"."analytics"."events"'
@@ -81,6 +81,14 @@ class _Statement:
                 conditions.append(f"{value} {operator} {self.bind(f'{prefix}_value{index}', 'text', condition.value)}")
         return "(" + " AND ".join(conditions) + ")"
 
+    def scope(self, analysis: FunnelDefinition | PathDefinition | RetentionDefinition) -> str:
+        """The rows of the analysis' site and, with a segment, of its visits only (the `{{segment}}`
+        variable, expanded into a subquery of visit ids before the statement runs)."""
+        site = self.site(analysis.site_id)
+        if analysis.segment_id is None:
+            return site
+        return f"{site} AND visit_id IN {self.bind('segment', SEGMENT_TYPE, analysis.segment_id)}"
+
     def page(self, name: str, pattern: str) -> str:
         return f"path LIKE {self.bind(name, 'text', like_pattern(pattern))} ESCAPE '\\'"
 
@@ -104,7 +112,7 @@ def compile_funnel(funnel: FunnelDefinition) -> Compiled:
     # Step 1 starts in the range; later steps may run past its end by up to the window.
     ctes = [
         f"matched AS (SELECT * FROM (SELECT visitor_key, occurred_at AS ts, {flags} FROM {EVENTS} "
-        f"WHERE {statement.site(funnel.site_id)} AND visitor_key IS NOT NULL AND occurred_at >= {start} "
+        f"WHERE {statement.scope(funnel)} AND visitor_key IS NOT NULL AND occurred_at >= {start} "
         f"AND occurred_at < {end} + INTERVAL {window} SECOND) AS flagged WHERE {any_step})",
         f"reached0 AS (SELECT visitor_key, min(ts) AS t0 FROM matched WHERE m0 AND ts < {end} GROUP BY visitor_key)",
     ]
@@ -152,7 +160,7 @@ def compile_path(path: PathDefinition) -> Compiled:
         for step in range(-before, after))
     sql = (f"WITH seq AS (SELECT visit_id, path, row_number() {window} AS n, {', '.join(around)} FROM "
            f"(SELECT visit_id, coalesce(path, '') AS path, occurred_at, event_id FROM {PAGEVIEWS} "
-           f"WHERE {statement.site(path.site_id)} AND occurred_at >= {start} AND occurred_at < {end}) AS views), "
+           f"WHERE {statement.scope(path)} AND occurred_at >= {start} AND occurred_at < {end}) AS views), "
            f"anchored AS (SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY visit_id ORDER BY n) AS first "
            f"FROM seq WHERE {anchor}) AS matches WHERE first = 1), "
            f"ranks AS (SELECT step, path, row_number() OVER (PARTITION BY step ORDER BY count(*) DESC, path) AS r "
@@ -171,7 +179,7 @@ def compile_retention(retention: RetentionDefinition) -> Compiled:
     statement = _Statement()
     start, end = statement.range(retention.date_range)
     unit, periods = retention.period, retention.periods
-    site = statement.site(retention.site_id)
+    site = statement.scope(retention)
     known = (f"known AS (SELECT visitor_key, visit_start AS ts FROM {VISITS} WHERE {site} "
              f"AND visitor_kind IN {RETURNING_KINDS} AND visitor_key IS NOT NULL "
              f"AND visit_start < {end} + INTERVAL {periods + 1} {unit.upper()})")

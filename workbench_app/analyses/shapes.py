@@ -17,6 +17,9 @@ from workbench_app.errors import invalid
 from workbench_app.request_shapes import DefinitionPart, RequestShape, Text, WholeNumber, definition_refusal, refused
 from workbench_app.statements.shapes import RowLimit, StatementId
 
+# A variable whose value is a saved segment's id, replaced by its subquery of visit ids before the
+# statement runs (content/segments.py `expand`).
+SEGMENT_TYPE = "segment"
 MAX_STEPS = 10  # a funnel's steps
 MAX_PATH_STEPS = 5  # a path's steps before and after the chosen page, each
 MAX_BRANCHES = 20  # a path's pages per step (the rest grouped as "other")
@@ -116,6 +119,8 @@ class _Analysis(DefinitionPart):
     site_id: SiteId = None
     """The site (every site the caller may read when left out)."""
     date_range: DateRange
+    segment_id: WholeNumber(1) | None = None
+    """Only the visits of this saved segment (GET /segments; the caller must be able to view it)."""
 
     @model_validator(mode="after")
     def _site(self) -> "_Analysis":

@@ -54,9 +54,7 @@ def download_sql():
 
 def _builder_statement(definition):
     """A builder definition compiled, its segment (if any) expanded as the caller may see it."""
-    statement = builder.compile_definition(definition)
-    with services().transaction() as conn:
-        return segments.expand(conn, identity(), statement)
+    return segments.expanded(services(), identity(), builder.compile_definition(definition))
 
 
 @blueprint.post("/builder/run")

@@ -92,6 +92,12 @@ def expand(conn: psycopg.Connection, identity: Identity, statement: Statement) -
     return substitute_placeholders(sql, texts), types, values
 
 
+def expanded(workbench: Any, identity: Identity, statement: Statement) -> Statement:
+    """`expand` in a transaction of its own (a statement compiled from an unsaved definition)."""
+    with workbench.transaction() as conn:
+        return expand(conn, identity, statement)
+
+
 # --- storage ---------------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
-from workbench_app.analyses.shapes import AnalysisDefinition, EventMatch, Pattern
+from workbench_app.analyses.shapes import SEGMENT_TYPE, AnalysisDefinition, EventMatch, Pattern
 from workbench_app.answer_shapes import AnswerShape
 from workbench_app.errors import invalid
 from workbench_app.request_shapes import (DefinitionPart, Id, Identifier, QueryNumber, QueryShape, RequestShape, Text,
@@ -21,7 +21,6 @@ from workbench_app.statements.shapes import (VARIABLE_TYPES_SCHEMA, BuilderField
 
 # A question variable of type "segment" takes a saved segment's id (content/segments.py expands it
 # into a subquery of visit ids before the statement is bound).
-SEGMENT_TYPE = "segment"
 QUESTION_VARIABLE_TYPES = (*VARIABLE_TYPES, SEGMENT_TYPE)
 CardKind = Literal["question", "text", "heading"]
 FilterType = Literal[FILTER_TYPES]  # type: ignore[valid-type]  (a tuple of names: one list of them)

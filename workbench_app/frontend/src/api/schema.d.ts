@@ -3257,6 +3257,8 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
+            /** @description Only the visits of this saved segment (GET /segments; the caller must be able to view it). */
+            segment_id?: number | null;
             /** @constant */
             kind: "funnel";
             steps: components["schemas"]["FunnelStep"][];
@@ -3546,6 +3548,8 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
+            /** @description Only the visits of this saved segment (GET /segments; the caller must be able to view it). */
+            segment_id?: number | null;
             /** @constant */
             kind: "path";
             /**
@@ -3673,6 +3677,8 @@ export interface components {
              */
             site_id?: string | null;
             date_range: components["schemas"]["DateRange"];
+            /** @description Only the visits of this saved segment (GET /segments; the caller must be able to view it). */
+            segment_id?: number | null;
             /** @constant */
             kind: "retention";
             /**

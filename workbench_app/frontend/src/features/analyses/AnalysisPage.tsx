@@ -20,6 +20,7 @@ import {
   ANALYSIS_KINDS, emptyState, emptyStep, fromDefinition, MAX_STEPS, moveStep, RANGES, toDefinition, WINDOW_UNITS,
   type AnalysisKind, type AnalysisState, type StepState,
 } from "./analysisDefinition";
+import { segmentsQuery } from "../segments/segmentQueries";
 import { analysisRunQuery, analysisSitesQuery } from "./analysisQueries";
 
 function useDebounced<T>(value: T, delay: number): T {
@@ -48,6 +49,7 @@ export default function AnalysisPage() {
     if (question.data?.analysis) setState(fromDefinition(question.data.analysis));
   }, [question.data]);
   const sites = useQuery(analysisSitesQuery());
+  const segments = useQuery(segmentsQuery());
 
   const definition = useMemo(() => toDefinition(state), [state]);
   const pending = useDebounced(definition, 400);
@@ -75,6 +77,8 @@ export default function AnalysisPage() {
   const chartSpec = result.data ? spec ?? readSpec(question.data?.visualization, columns, result.data.row_count) : null;
   const siteOptions = [{ value: "", label: t("analysis.allSites") },
     ...(sites.data ?? [])];
+  const segmentOptions = [{ value: "", label: t("analysis.everyVisit") },
+    ...(segments.data ?? []).map((segment) => ({ value: String(segment.segment_id), label: segment.name }))];
   const title = question.data?.name ?? t("analysis.title");
 
   return (
@@ -89,6 +93,8 @@ export default function AnalysisPage() {
             options={ANALYSIS_KINDS.map((kind) => ({ value: kind, label: t(`analysis.kind.${kind}`) }))}
             onChange={(kind) => { setSpec(null); update({ kind }); }} />
           <SelectField label={t("analysis.site")} value={state.site} options={siteOptions} onChange={(site) => update({ site })} />
+          <SelectField label={t("analysis.segment")} value={state.segment} options={segmentOptions}
+            onChange={(segment) => update({ segment })} />
           <SelectField label={t("analysis.range")} value={state.range}
             options={RANGES.map((range) => ({ value: range, label: t(`analysis.range.${range}`) }))}
             onChange={(range) => update({ range })} />

@@ -33,11 +33,17 @@ describe("analysis definitions", () => {
       kind: "path", date_range: { last: 30, unit: "day" }, start: "entry", steps_before: 0, steps_after: 3, branches: 5 });
   });
 
+  it("narrows to a saved segment by its id", () => {
+    expect(toDefinition({ ...funnel, segment: "12" })).toMatchObject({ kind: "funnel", segment_id: 12 });
+    expect(toDefinition(funnel)).not.toHaveProperty("segment_id");
+  });
+
   it("reads a saved definition back into the same definition", () => {
     const definitions = [
       toDefinition(funnel),
       toDefinition({ ...emptyState("path"), page: "/shoes", range: "custom", from: "2026-01-01", to: "2026-01-31" }),
       toDefinition({ ...emptyState("retention"), period: "month", periods: 6, cohortEvent: "signup", range: "last6months" }),
+      toDefinition({ ...funnel, segment: "12" }),
     ];
     for (const definition of definitions) expect(toDefinition(fromDefinition(definition!))).toEqual(definition);
   });

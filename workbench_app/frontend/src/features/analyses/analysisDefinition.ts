@@ -21,6 +21,8 @@ export interface StepState {
 export interface AnalysisState {
   kind: AnalysisKind;
   site: string;
+  /** A saved segment's id ("" for every visit). */
+  segment: string;
   range: RangeChoice;
   from: string;
   to: string;
@@ -49,7 +51,7 @@ export const emptyStep = (kind: StepState["kind"] = "page"): StepState => ({ kin
 
 export function emptyState(kind: AnalysisKind = "funnel"): AnalysisState {
   return {
-    kind, site: "", range: "last30", from: "", to: "", steps: [emptyStep(), emptyStep()], windowAmount: 1,
+    kind, site: "", segment: "", range: "last30", from: "", to: "", steps: [emptyStep(), emptyStep()], windowAmount: 1,
     windowUnit: "day", pathStart: "page", page: "", stepsBefore: 1, stepsAfter: 3, branches: 5, period: "week",
     periods: 8, cohortEvent: "",
   };
@@ -73,7 +75,8 @@ function dateRange(state: AnalysisState): Schemas["DateRange"] | null {
 export function toDefinition(state: AnalysisState): Definition | null {
   const date_range = dateRange(state);
   if (!date_range) return null;
-  const base = { date_range, ...(state.site ? { site_id: state.site } : {}) };
+  const base = { date_range, ...(state.site ? { site_id: state.site } : {}),
+    ...(state.segment ? { segment_id: Number(state.segment) } : {}) };
   if (state.kind === "funnel") {
     if (state.steps.length < 2 || state.steps.some((step) => !step.value.trim())) return null;
     const steps = state.steps.map((step): Schemas["FunnelStep"] => step.kind === "page"
@@ -99,7 +102,7 @@ export function fromDefinition(saved: Definition): AnalysisState {
   const preset = (Object.keys(RELATIVE) as (keyof typeof RELATIVE)[])
     .find((key) => RELATIVE[key].last === range.last && RELATIVE[key].unit === range.unit);
   Object.assign(state, {
-    site: saved.site_id ?? "", range: preset ?? (range.from ? "custom" : "last30"), from: range.from ?? "", to: range.to ?? "",
+    site: saved.site_id ?? "", segment: saved.segment_id ? String(saved.segment_id) : "", range: preset ?? (range.from ? "custom" : "last30"), from: range.from ?? "", to: range.to ?? "",
   });
   if (saved.kind === "funnel") {
     state.steps = saved.steps.map((step) => ({
