@@ -60,7 +60,9 @@ def test_a_new_site_gets_its_report_set_once(admin, sites_view):
     assert site_id not in first["sql"] and "{{site}}" in first["sql"]
 
     real_time = ok(admin.get(f"/dashboards/{listed['Real time']['dashboard_id']}"))
-    assert real_time["auto_refresh_seconds"] == 60 and [f["name"] for f in real_time["filters"]] == ["Site"]
+    # No period (the last 30 minutes); the segment's filters narrow it as they do the other reports.
+    assert real_time["auto_refresh_seconds"] == 60
+    assert [f["name"] for f in real_time["filters"]] == ["Channel", "Segment", "Site"]
     assert real_time["cache_ttl_seconds"] == 30
 
     # Asked again (another listing, or `analytics up`), nothing is made twice.

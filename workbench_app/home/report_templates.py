@@ -22,8 +22,8 @@ PERIOD_FILTER = "Period"
 # The segment: visits of some channels (Channel), and a saved segment (Segment: its id, expanded
 # into a subquery of visit ids by content/segments.py), both optional clauses (no value: every
 # visit). Cards over visits and conversions test the visit's channel; cards over the other tables
-# whose rows belong to a visit reach both through visit_id; the funnel, attribution's own
-# statement and the real-time cards take neither.
+# whose rows belong to a visit reach both through visit_id; the e-commerce funnel (counts per day,
+# no visit) and attribution (a conversion's touches over several visits) take neither.
 SEGMENT_FILTER = "Channel"
 SEGMENT_VALUES = {"table": "warehouse.analytics.visits", "column": "channel"}
 SAVED_SEGMENT_FILTER = "Segment"
@@ -140,13 +140,13 @@ _EVENTS = (
     "  SELECT event_name, visit_id, unnest(json_keys(props)) AS property\n"
     "  FROM events\n"
     f"  WHERE {_SITE}\n"
-    f"    AND {_in_period('occurred_at')}\n"
+    f"    AND {_in_period('occurred_at')}{_VISIT_SEGMENT}\n"
     "    AND event_type = 'event'\n"
     "  UNION ALL\n"
     "  SELECT event_name, visit_id, NULL\n"
     "  FROM events\n"
     f"  WHERE {_SITE}\n"
-    f"    AND {_in_period('occurred_at')}\n"
+    f"    AND {_in_period('occurred_at')}{_VISIT_SEGMENT}\n"
     "    AND event_type = 'event' AND (props IS NULL OR json_keys(props) = [])\n"
     ") AS named\n"
     "GROUP BY event_name\n"
@@ -187,7 +187,7 @@ _REVENUE_PER_DAY = (
     "SELECT CAST(ordered_at AS DATE) AS day, round(sum(revenue), 2) AS revenue, count(*) AS orders\n"
     "FROM orders\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_in_period('ordered_at')}\n"
+    f"  AND {_in_period('ordered_at')}{_VISIT_SEGMENT}\n"
     "GROUP BY 1\n"
     "ORDER BY 1")
 
@@ -207,13 +207,13 @@ _REAL_TIME_VISITORS = (
     "SELECT count(DISTINCT visitor_key) AS visitors, count(*) AS pageviews\n"
     "FROM pageviews\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_LAST_MINUTES}")
+    f"  AND {_LAST_MINUTES}{_VISIT_SEGMENT}")
 
 _REAL_TIME_PAGES = (
     "SELECT path, count(*) AS pageviews, count(DISTINCT visitor_key) AS visitors\n"
     "FROM pageviews\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_LAST_MINUTES}\n"
+    f"  AND {_LAST_MINUTES}{_VISIT_SEGMENT}\n"
     "GROUP BY path\n"
     "ORDER BY pageviews DESC, path\n"
     "LIMIT 20")
@@ -222,7 +222,7 @@ _REAL_TIME_PER_MINUTE = (
     "SELECT date_trunc('minute', occurred_at) AS minute, count(*) AS pageviews\n"
     "FROM pageviews\n"
     f"WHERE {_SITE}\n"
-    f"  AND {_LAST_MINUTES}\n"
+    f"  AND {_LAST_MINUTES}{_VISIT_SEGMENT}\n"
     "GROUP BY 1\n"
     "ORDER BY 1")
 
