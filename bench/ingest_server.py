@@ -277,6 +277,26 @@ class Collector:
     server: subprocess.Popen
 
 
+def bench_database(pgdata: Path, domains: tuple[str, ...] = ()) -> tuple[str, str, str]:
+    """An embedded PostgreSQL in `pgdata` (default durability settings), migrated, with one site and
+    a server key without a practical rate limit: (database URL, site id, the key's secret)."""
+    state = embedded.start(pgdata)
+    connection.ensure_database(state.url("postgres"), "analytics")
+    url = state.url("analytics")
+    migrate.migrate(url)
+    with psycopg.connect(url) as conn:
+        site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
+        for domain in domains:
+            conn.execute("insert into collect.site_domains values (%s, %s)", (site_id, domain))
+        key = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)
+        # The API's highest limit (1,000,000 events a calendar minute) is less than the warm-up,
+        # saturation and half-load phases send within one minute: the half-load phase then got
+        # 429s. The bench's key gets a limit no run can reach, set below the API on purpose.
+        conn.execute("update collect.server_keys set rate_limit_per_minute = 2147483647 where key_id = %s",
+                     (key["id"],))
+    return url, str(site_id), key["secret"]
+
+
 @contextmanager
 def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Iterator[Collector]:
     """An embedded PostgreSQL in a temporary directory (default durability settings), migrated,
@@ -287,21 +307,7 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Ite
     pgdata = root / "pgdata"
     server = None
     try:
-        state = embedded.start(pgdata)
-        connection.ensure_database(state.url("postgres"), "analytics")
-        url = state.url("analytics")
-        migrate.migrate(url)
-        with psycopg.connect(url) as conn:
-            site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
-            for domain in domains:
-                conn.execute("insert into collect.site_domains values (%s, %s)", (site_id, domain))
-            key = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)
-            secret = key["secret"]
-            # The API's highest limit (1,000,000 events a calendar minute) is less than the warm-up,
-            # saturation and half-load phases send within one minute: the half-load phase then got
-            # 429s. The bench's key gets a limit no run can reach, set below the API on purpose.
-            conn.execute("update collect.server_keys set rate_limit_per_minute = 2147483647 where key_id = %s",
-                         (key["id"],))
+        url, site_id, secret = bench_database(pgdata, domains)
         port = _free_port()
         env = {**os.environ, "ANALYTICS_DATABASE_URL": url, "ANALYTICS_HOME": str(root / "home"),
                "ANALYTICS_SECRET": "bench-secret"}
@@ -310,7 +316,7 @@ def collector_under_gunicorn(workers: int, domains: tuple[str, ...] = ()) -> Ite
                 collector_command(workers, f"127.0.0.1:{port}", "--access-logfile", "/dev/null"),
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
         _wait_healthy(port)
-        yield Collector(port, url, str(site_id), secret, pgdata, server)
+        yield Collector(port, url, site_id, secret, pgdata, server)
     finally:
         if server is not None:
             server.terminate()

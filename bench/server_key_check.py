@@ -37,11 +37,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-import psycopg  # noqa: E402
-
-from ingest_server import BATCH, make_event  # noqa: E402
-from pipelines.admin.server_keys import create_server_key  # noqa: E402
-from pipelines.database import connection, embedded, migrate  # noqa: E402
+from ingest_server import BATCH, bench_database, make_event  # noqa: E402
+from pipelines.database import embedded  # noqa: E402
 
 
 def main() -> int:
@@ -55,18 +52,10 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="analytics-bench-keys-"))
     pgdata = root / "pgdata"
     try:
-        state = embedded.start(pgdata)
-        connection.ensure_database(state.url("postgres"), "analytics")
-        url = state.url("analytics")
-        migrate.migrate(url)
-        with psycopg.connect(url) as conn:
-            site_id = conn.execute("insert into collect.sites (name) values ('Bench') returning site_id").fetchone()[0]
-            key = create_server_key(conn, site_id, actor="bench", rate_limit_per_minute=1_000_000)
-            conn.execute("update collect.server_keys set rate_limit_per_minute = 2147483647 where key_id = %s",
-                         (key["id"],))
+        url, _, secret = bench_database(pgdata)
         os.environ.update(ANALYTICS_DATABASE_URL=url, ANALYTICS_HOME=str(root / "home"),
                           ANALYTICS_SECRET="bench-secret")
-        return _measure(args, key["secret"])
+        return _measure(args, secret)
     finally:
         from pipelines.ingest.writer import _writers
 
