@@ -69,6 +69,18 @@ def require(conn: psycopg.Connection, identity: Identity, folder_id: int, level:
         raise forbidden(f"You may view but not change this {what.lower()}.")
 
 
+def filed_item(conn: psycopg.Connection, identity: Identity, table: str, key: str, columns: str, item_id: int,
+               level: str, what: str) -> dict[str, Any]:
+    """The row `key = item_id` of a table of filed content (questions, dashboards, models, segments),
+    when the caller has `level` on its folder: "<what> not found" otherwise, as for a missing one."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        item = cur.execute(f"select {columns} from {table} where {key} = %s", (item_id,)).fetchone()
+    if item is None:
+        raise not_found(what)
+    require(conn, identity, item["folder_id"], level, what)
+    return item
+
+
 def personal_folder(conn: psycopg.Connection, identity: Identity) -> int:
     """The person's personal folder, created on first use."""
     found = conn.execute("select folder_id from folders where owner_id = %s and parent_id is null",

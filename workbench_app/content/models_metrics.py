@@ -29,12 +29,7 @@ def _quoted(name: str) -> str:
 
 
 def get_model(conn: psycopg.Connection, identity: Identity, model_id: int, level: str = "view") -> dict[str, Any]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        model = cur.execute(f"select {_MODEL} from models where model_id = %s", (model_id,)).fetchone()
-    if model is None:
-        raise not_found("Model")
-    folders.require(conn, identity, model["folder_id"], level, "Model")
-    return model
+    return folders.filed_item(conn, identity, "models", "model_id", _MODEL, model_id, level, "Model")
 
 
 def list_models(conn: psycopg.Connection, identity: Identity) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from workbench_app.content import builder, folders, segments
 from workbench_app.content.dashboard_filters import with_column_conditions
 from workbench_app.content.shapes import QUESTION_VARIABLE_TYPES
 from workbench_app.engine import EngineError, variable_names
-from workbench_app.errors import invalid, not_found
+from workbench_app.errors import invalid
 from workbench_app.services import WorkbenchServices
 from workbench_app.statements.query_runner import run_for
 
@@ -69,12 +69,7 @@ def _kept(kind: str, definition: Any) -> tuple[Jsonb | None, Jsonb | None]:
 
 
 def get_question(conn: psycopg.Connection, identity: Identity, question_id: int, level: str = "view") -> dict[str, Any]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        question = cur.execute(f"select {_COLUMNS} from questions where question_id = %s", (question_id,)).fetchone()
-    if question is None:
-        raise not_found("Question")
-    folders.require(conn, identity, question["folder_id"], level, "Question")
-    return question
+    return folders.filed_item(conn, identity, "questions", "question_id", _COLUMNS, question_id, level, "Question")
 
 
 def list_questions(conn: psycopg.Connection, identity: Identity, folder_id: int | None = None,

@@ -28,7 +28,7 @@ from workbench_app.analyses.compiler import EVENTS, VISITS, Binder, like_pattern
 from workbench_app.content import folders
 from workbench_app.content.shapes import MAX_SEGMENTS, SEGMENT_TYPE, SegmentConditions, segment_conditions
 from workbench_app.engine import substitute_placeholders
-from workbench_app.errors import invalid, not_found
+from workbench_app.errors import invalid
 from workbench_app.records import audit_log
 
 CONVERSIONS = '"warehouse"."analytics"."conversions"'
@@ -102,12 +102,7 @@ def expanded(workbench: Any, identity: Identity, statement: Statement) -> Statem
 
 
 def get_segment(conn: psycopg.Connection, identity: Identity, segment_id: int, level: str = "view") -> dict[str, Any]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        segment = cur.execute(f"select {_COLUMNS} from segments where segment_id = %s", (segment_id,)).fetchone()
-    if segment is None:
-        raise not_found("Segment")
-    folders.require(conn, identity, segment["folder_id"], level, "Segment")
-    return segment
+    return folders.filed_item(conn, identity, "segments", "segment_id", _COLUMNS, segment_id, level, "Segment")
 
 
 def list_segments(conn: psycopg.Connection, identity: Identity, folder_id: int | None = None) -> list[dict[str, Any]]:
