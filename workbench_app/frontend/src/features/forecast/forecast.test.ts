@@ -378,6 +378,20 @@ describe("edge cases give finite numbers", () => {
     expect(forecast([{ t: 0, value: null }, { t: 86_400_000, value: null }], "day", 3)).toEqual({ method: "none", points: [] });
   });
 
+  it("refits the chosen model on every period of a long series, even with zeros long ago", () => {
+    // 1,200 hours: the candidates are compared on the latest 800 (all positive, a season growing
+    // with the level), then the chosen one fitted on all the periods it can take.
+    const hour = 3_600_000;
+    const points = Array.from({ length: 1200 }, (_, i) => ({
+      t: Date.UTC(2025, 0, 1) + i * hour,
+      value: i < 100 && i % 24 === 0 ? 0 : (100 + i / 10) * (1 + 0.4 * Math.sin((2 * Math.PI * i) / 24)) * (1 + 0.02 * Math.sin(i * 12.9898)),
+    }));
+    const result = forecast(points, "hour", 12);
+    expect(result).toMatchObject({ method: "holt_winters", seasonLength: 24, seasonality: "multiplicative" });
+    expect(result.points.length).toBe(12);
+    expect(finite(result)).toBe(true);
+  });
+
   it("gives up rather than overflow", () => {
     // A trend that passes the largest double (1.8e308) within the horizon.
     const values = Array.from({ length: 10 }, (_, i) => 1e308 * (i / 9));
