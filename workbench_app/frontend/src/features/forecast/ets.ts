@@ -413,8 +413,9 @@ const THOROUGH_PERIODS = 300;
  * simplex, the initial states by Gauss-Newton steps, alternately, from the smoothing parameters'
  * usual start and the heuristic initial states. Every initial state is estimated, as statsmodels'
  * "estimated" initialisation does, so that the first seasons' noise does not stay in the season.
- * With `warm`, the search starts from those smoothing parameters instead (a model of the same
- * form already fitted on the series' latest periods).
+ * With `warm`, the search starts from those smoothing parameters instead, with the states fitted
+ * to them (a model of the same form already fitted on the series' latest periods: one alternation
+ * then suffices).
  */
 export function fitModel(y: readonly number[], spec: ModelSpec, warm?: SmoothingParameters): EtsFit {
   // Short series are cheap: more alternations, a tighter simplex, and a second start from a grid
@@ -422,7 +423,8 @@ export function fitModel(y: readonly number[], spec: ModelSpec, warm?: Smoothing
   // settle on states that explain everything and no smoothing, a worse fit); long ones keep the
   // browser's budget.
   const thorough = y.length <= THOROUGH_PERIODS;
-  const rounds = thorough ? 4 : 2;
+  // From a warm start the states are first fitted to its parameters, then one alternation.
+  const rounds = warm !== undefined ? 1 : thorough ? 4 : 2;
   const tolerances = thorough ? { tolerance: 1e-10, pointTolerance: 1e-5 } : { tolerance: 1e-8, pointTolerance: 1e-3 };
   const m = spec.seasonality === "none" ? 0 : spec.seasonLength;
   const seasonal = m > 0;
@@ -447,7 +449,7 @@ export function fitModel(y: readonly number[], spec: ModelSpec, warm?: Smoothing
     first.splice(0, smoothingCount, ...toHoltWintersBounded(warm, seasonal));
     if (spec.damped) first[smoothingCount] = Math.min(DAMPING_BOUNDS[1], Math.max(DAMPING_BOUNDS[0], warm.damping ?? DAMPING_BOUNDS[1]));
   }
-  const starts = [{ x: first, initial: heuristic }];
+  const starts = [{ x: first, initial: warm === undefined ? heuristic : refineStates(y, decode(first), heuristic, spec) }];
   if (thorough) {
     // As statsmodels' brute start, in small: a coarse grid of smoothing parameters, each with its
     // least-squares initial states.
