@@ -268,7 +268,7 @@ function fromStarred(x: readonly number[], seasonal: boolean): SmoothingParamete
  * alpha, the bound statsmodels' Holt-Winters puts on it (`to_restricted`: beta <= alpha): the
  * trend moves no faster than the level. Without it, short noisy series often fit best with
  * beta* = 1, a trend that follows every change of the level, whose forecasts run off (held-out
- * error of the monthly multiplicative family 5 % above statsmodels' with it, equal without).
+ * error of the monthly multiplicative family 5 % above statsmodels' without the bound, equal with it).
  */
 function fromHoltWintersBounded(x: readonly number[], seasonal: boolean): SmoothingParameters {
   const parameters = fromStarred(x, seasonal);
