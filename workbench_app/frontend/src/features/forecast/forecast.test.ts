@@ -270,6 +270,24 @@ describe("method choice", () => {
     expect(["smoothed_trend", "linear"]).toContain(moving.method);
   });
 
+  it("fits the logarithms when the season, the trend and the noise grow with the level, only then", () => {
+    // 60 months growing 3 % a month, a season of +-30 % and a noise of 3 % (deterministic).
+    const growing = Array.from({ length: 60 }, (_, i) => ({
+      t: Date.UTC(2020, i, 1),
+      value: 100 * Math.exp(0.03 * i) * (1 + 0.3 * Math.sin((2 * Math.PI * i) / 12)) * (1 + 0.03 * Math.sin(i * 12.9898)),
+    }));
+    const result = forecast(growing, "month", 12);
+    expect(result).toMatchObject({ method: "holt_winters", seasonLength: 12, seasonality: "multiplicative", logarithms: true });
+    // Back from logarithms the interval is the values' quantiles: above zero, wider above.
+    result.points.forEach((p) => {
+      expect(p.lower).toBeGreaterThan(0);
+      expect(p.upper - p.value).toBeGreaterThan(p.value - p.lower);
+    });
+    // An additive season never offers them.
+    const additive = forecast(growing.map((p, i) => ({ ...p, value: 100 + i + 20 * Math.sin((2 * Math.PI * i) / 12) + Math.sin(i * 12.9898) })), "month", 12);
+    expect(additive.logarithms).toBeUndefined();
+  });
+
   it("needs two weeks of days, eight quarters, two days of hours, and has no season for weeks and years", () => {
     const series = (count: number, bucket: Bucket) => {
       const grid = periodGrid(bucket, Date.UTC(2020, 0, 6));
@@ -378,6 +396,20 @@ describe("edge cases give finite numbers", () => {
     expect(forecast([{ t: 0, value: null }, { t: 86_400_000, value: null }], "day", 3)).toEqual({ method: "none", points: [] });
   });
 
+  it("refits the chosen model on every period of a long series, even with zeros long ago", () => {
+    // 1,200 hours: the candidates are compared on the latest 800 (all positive, a season growing
+    // with the level), then the chosen one fitted on all the periods it can take.
+    const hour = 3_600_000;
+    const points = Array.from({ length: 1200 }, (_, i) => ({
+      t: Date.UTC(2025, 0, 1) + i * hour,
+      value: i < 100 && i % 24 === 0 ? 0 : (100 + i / 10) * (1 + 0.4 * Math.sin((2 * Math.PI * i) / 24)) * (1 + 0.02 * Math.sin(i * 12.9898)),
+    }));
+    const result = forecast(points, "hour", 12);
+    expect(result).toMatchObject({ method: "holt_winters", seasonLength: 24, seasonality: "multiplicative" });
+    expect(result.points.length).toBe(12);
+    expect(finite(result)).toBe(true);
+  });
+
   it("gives up rather than overflow", () => {
     // A trend that passes the largest double (1.8e308) within the horizon.
     const values = Array.from({ length: 10 }, (_, i) => 1e308 * (i / 9));
@@ -431,8 +463,9 @@ describe.each(families.map((f) => [f.name, f] as const))("the family's model aga
   });
 });
 
-/** How much worse than statsmodels each family may be (geometric mean of the MAE ratios). */
-const TOLERANCE = 1.05;
+/** How much worse than statsmodels each family may be (geometric mean of the MAE ratios): not at
+ * all (found: 0.74 to 0.999). */
+const TOLERANCE = 1;
 
 describe("accuracy on held-out periods against statsmodels as an analyst uses it", () => {
   const mae = (forecasts: readonly number[], actual: readonly number[]) =>
@@ -479,7 +512,7 @@ describe("accuracy on held-out periods against statsmodels as an analyst uses it
       [...lines, `geometric mean of ${allRatios.length} MAE ratios (module / statsmodels): ${overall.toFixed(3)}; ` +
         `80 % band covers ${((100 * covered) / heldOut).toFixed(1)} % of ${heldOut} held-out periods`].join("\n"),
     );
-    expect(overall).toBeLessThanOrEqual(1.01);
+    expect(overall).toBeLessThanOrEqual(0.95);
   });
 });
 
