@@ -126,8 +126,9 @@ def _templates_by_statement() -> dict[str, dict[str, Any]]:
 
 def add_segment_filters(conn: psycopg.Connection) -> list[int]:
     """Once per workbench: the Segment filter on the report sets made before it existed; the ids of
-    the dashboards it was added to. Only product-made dashboards without a filter of type segment;
-    only the product's statements still as the product wrote them are brought up to date."""
+    the dashboards it was added to. Only product-made dashboards without a filter of type segment
+    and with a statement of an earlier template, still as the product wrote it, which is brought up
+    to date (a person's edited statement is left alone)."""
     with conn.transaction():
         claimed = conn.execute("insert into seeded_content (name) values (%s) on conflict do nothing returning name",
                                (SEGMENT_UPGRADE_MARKER,)).fetchone()
@@ -141,7 +142,7 @@ def add_segment_filters(conn: psycopg.Connection) -> list[int]:
                  (select 1 from dashboard_filters f where f.dashboard_id = d.dashboard_id and f.type = 'segment')
                order by d.dashboard_id""").fetchall()
         for (dashboard_id,) in rows:
-            links = []
+            links, brought_up = [], False
             for card_id, question_id, sql, variables, made_by_product in conn.execute(
                     """select c.card_id, q.question_id, q.sql_text, q.variables, q.created_by is null
                        from dashboard_cards c join questions q using (question_id)
@@ -151,10 +152,12 @@ def add_segment_filters(conn: psycopg.Connection) -> list[int]:
                 if template is not None and sql != template["sql"]:
                     variables = questions.update_question(conn, PRODUCT, question_id, {
                         "sql": template["sql"], "variables": template["variables"]})["variables"]
+                    brought_up = True
                 segment = next((name for name, kind in (variables or {}).items() if kind == "segment"), None)
                 if segment is not None:
                     links.append({"card": str(card_id), "variable": segment})
-            if links:
+            # A set made with the filter has every statement current: one without it lost it to a person.
+            if links and brought_up:
                 dashboards.insert_filter(conn, dashboard_id, {
                     "name": _(report_templates.SAVED_SEGMENT_FILTER), "type": "segment", "links": links},
                     {link["card"]: (int(link["card"]), {link["variable"]: "segment"}) for link in links})
