@@ -10,7 +10,7 @@ from pipelines.settings import Settings
 from workbench_app import metadata_database
 from workbench_app.accounts import setup_link
 from workbench_app.home.demo_content import seed_demo_content
-from workbench_app.home.site_reports import seed_for_sites, sites_in
+from workbench_app.home.site_reports import add_segment_filters, seed_for_sites, sites_in
 
 
 def _local_base(settings: Settings, port: int) -> str:
@@ -46,5 +46,6 @@ def seed_demo_folder(settings: Settings, analytics_url: str) -> bool | None:
         sites = sites_in(conn) or []
     with connection.connect(metadata_database.metadata_url(settings)) as conn:
         created = seed_demo_content(conn) if demo else None
+        add_segment_filters(conn)  # report sets made before the Segment filter get it, once
         seed_for_sites(conn, sites)
         return created

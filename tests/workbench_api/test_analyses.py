@@ -123,3 +123,33 @@ def test_a_segment_narrows_an_analysis_to_its_visits(admin, analytics_views, war
     # A segment the caller may not view is not found, as anywhere else.
     _, token = create_user_with_token(admin, "segment-outsider@example.org")
     assert admin.__class__(admin.client, token).post("/analyses/run", {"analysis": narrowed}).status_code == 404
+
+
+def test_an_analysis_card_takes_the_dashboard_s_period_and_segment(admin, analytics_views, warehouse):
+    warehouse.execute("insert into modeled.visits values ('f3-20260104', %s, 'f3', 'cookie', %s)",
+                      (data.SITE, data.at(4, 8)))
+    # Saved over another month: the dashboard's period replaces the definition's own range.
+    elsewhere = {**data.FUNNEL, "date_range": {"from": "2025-06-01", "to": "2025-06-30"}}
+    question = ok(admin.post("/questions", {"name": "Signup funnel", "kind": "analysis", "analysis": elsewhere}), 201)
+    assert question["variables"] == {"from": "date", "to": "date", "segment": "segment"}
+    free = {"event": {"event": "signup", "properties": [{"key": "plan", "value": "free"}]}}
+    segment = ok(admin.post("/segments", {"name": "Free signups", "conditions": free}), 201)
+    dashboard = ok(admin.post("/dashboards", {"name": "Funnel", "cards": [
+        {"key": "f", "question_id": question["question_id"]}], "filters": [
+        {"name": "Period", "type": "date_range", "default": "2026-01-01..2026-01-31",
+         "links": [{"card": "f", "variable": "from", "end_variable": "to"}]},
+        {"name": "Segment", "type": "segment", "links": [{"card": "f", "variable": "segment"}]}]}), 201)
+    run_card = f"/dashboards/{dashboard['dashboard_id']}/cards/{dashboard['cards'][0]['card_id']}/run"
+    visitors = lambda filters: [row[2] for row in ok(admin.post(run_card, {"filters": filters}))["rows"]]  # noqa: E731
+    assert visitors({}) == [row[2] for row in data.FUNNEL_ROWS]  # the period's default, not June 2025
+    assert visitors({"Period": "2025-06-01..2025-06-30"}) == [0, 0, 0]
+    assert visitors({"Segment": segment["segment_id"]}) == [1, 0, 0]
+    # Run alone, the question keeps its own range; from without to is refused, in the person's language.
+    alone = ok(admin.post(f"/questions/{question['question_id']}/run"))["rows"]
+    assert [row[2] for row in alone] == [0, 0, 0]
+    refused = admin.post(f"/questions/{question['question_id']}/run", {"variables": {"from": "2026-01-01"}})
+    assert refused.status_code == 400 and refused.get_json()["error"]["details"]["field"] == "variables"
+    ok(admin.patch("/me", {"locale": "fr"}))
+    refused = admin.post(f"/questions/{question['question_id']}/run", {"variables": {"step0_page": "/"}})
+    assert refused.get_json()["error"]["message"] == \
+        "Une question d'analyse ne prend que les variables from, to et segment."

@@ -83,6 +83,19 @@ def test_bad_segments_are_structured_refusals(admin):
     assert admin.get("/segments/x").status_code in (400, 404)
 
 
+def test_the_lists_rules_are_the_api_s_not_only_the_editor_s(admin):
+    """The editor's chips stop at 100 values of at most 200 characters, none empty; a client that does
+    not use it meets the same rules, on creation and on change."""
+    hundred = [f"Channel {n}" for n in range(100)]
+    segment = ok(admin.post("/segments", {"name": "Many", "conditions": {"channels": hundred}}), 201)
+    assert segment["conditions"]["channels"] == hundred
+    for conditions in ({"channels": [*hundred, "one more"]}, {"countries": [""]}, {"devices": ["d" * 201]}):
+        response = admin.patch(f"/segments/{segment['segment_id']}", {"conditions": conditions})
+        assert response.status_code == 400, (conditions, response.get_data(as_text=True))
+        assert response.get_json()["error"]["details"]["field"].startswith(f"conditions.{next(iter(conditions))}")
+    assert ok(admin.get(f"/segments/{segment['segment_id']}"))["conditions"]["channels"] == hundred
+
+
 def test_a_personal_segment_is_not_seen_by_another_person(admin, analytics_views):
     segment = ok(admin.post("/segments", {"name": "mine", "conditions": {"countries": ["FR"]}}), 201)
     _, token = create_user_with_token(admin, "other@example.org")

@@ -124,3 +124,101 @@ def test_no_report_question_is_named_like_a_demo_question():
     names = [card["question"]["name"] for report in report_templates.reports() for card in report["cards"]
              if "question" in card]
     assert len(names) == len(set(names)) and not set(names) & {question["name"] for question in QUESTIONS}
+
+
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_every_report_text_is_in_the_catalogues(language, monkeypatch):
+    used: list[str] = []
+    monkeypatch.setattr(report_templates, "texts", lambda locale: lambda text: used.append(text) or text)
+    for mode in ("cookie", "cookieless"):
+        report_templates.reports(mode)
+    used += [report_templates.PERIOD_FILTER, report_templates.SEGMENT_FILTER,
+             report_templates.SAVED_SEGMENT_FILTER, report_templates.SITE_FILTER]
+    catalogue = report_templates._catalogue(language)
+    assert [text for text in used if not catalogue.get(text)] == []
+    assert sorted(catalogue) == sorted(set(used))  # and no text the reports no longer use
+
+
+def test_a_set_is_written_in_the_workbench_s_default_language_and_stays_so(admin, sites_view):
+    ok(admin.patch("/settings", {"default_locale": "fr"}))
+    create_site(sites_view, "Boutique", tracking_mode="cookieless")
+    folder = site_folder(admin, "Boutique")
+    french = report_templates.reports("cookieless", "fr")
+    listed = reports_in(admin, folder["folder_id"])
+    assert sorted(listed) == sorted(report["name"] for report in french) and "Vue d'ensemble" in listed
+    assert listed["Vue d'ensemble"]["description"].startswith("Visiteurs, visites, pages vues")
+    overview = ok(admin.get(f"/dashboards/{listed[french[0]['name']]['dashboard_id']}"))
+    assert [f["name"] for f in overview["filters"]] == ["Période", "Canal", "Segment", "Site"]
+    assert "Visiteurs" in [card["question_name"] for card in overview["cards"]]
+    first = ok(admin.get(f"/questions/{overview['cards'][0]['question_id']}"))
+    assert first["description"] == "Visiteurs distincts de la période."
+    audience = ok(admin.get(f"/dashboards/{listed['Audience']['dashboard_id']}"))
+    assert "Ce site mesure sans cookies" in next(c["text"] for c in audience["cards"] if c["kind"] == "text")
+    returning = next(c for c in audience["cards"] if c["question_name"] == "Nouveaux visiteurs et visiteurs de retour")
+    assert "'De retour'" in ok(admin.get(f"/questions/{returning['question_id']}"))["sql"]
+
+    # A person's edit stays theirs; the default language changing later rewrites nothing.
+    ok(admin.put(f"/dashboards/{listed['Contenu']['dashboard_id']}", {"name": "Nos pages"}))
+    ok(admin.patch("/settings", {"default_locale": "es"}))
+    site_reports.forget_check()
+    again = reports_in(admin, site_folder(admin, "Boutique")["folder_id"])
+    assert "Nos pages" in again and "Vue d'ensemble" in again and "Resumen" not in again
+    create_site(sites_view, "Tienda")
+    site_reports.forget_check()
+    assert "Resumen" in reports_in(admin, site_folder(admin, "Tienda")["folder_id"])
+
+
+def _without_segment(sql: str) -> str:
+    return sql.replace("\n    [[AND visit_id IN {{segment}}]]", "")
+
+
+def test_sets_made_before_the_segment_filter_get_it_once(admin, sites_view, workbench_db):
+    create_site(sites_view, "Old shop")
+    listed = reports_in(admin, site_folder(admin, "Old shop")["folder_id"])
+    overview_id, content_id = listed["Overview"]["dashboard_id"], listed["Content"]["dashboard_id"]
+    overview = ok(admin.get(f"/dashboards/{overview_id}"))
+    edited = overview["cards"][0]
+    # As an earlier version made it: no Segment filter, statements without the segment's clause
+    # (the Content report keeps its filter, as a person might have added one).
+    workbench_db.execute("""delete from dashboard_filters where type = 'segment' and dashboard_id in
+                            (select dashboard_id from dashboards d join folders f using (folder_id)
+                             where f.name = 'Old shop' and d.dashboard_id <> %s)""", (content_id,))
+    # Real time was made with the filter, and a person then removed it: it is not added back.
+    real_time_id = listed["Real time"]["dashboard_id"]
+    for question_id, sql in workbench_db.execute(
+            """select q.question_id, q.sql_text from questions q join folders f using (folder_id)
+               where f.name = 'Old shop' and q.question_id not in
+                 (select question_id from dashboard_cards where dashboard_id = %s and question_id is not null)""",
+            (real_time_id,)).fetchall():
+        workbench_db.execute("update questions set sql_text = %s, variables = variables - 'segment' "
+                             "where question_id = %s", (_without_segment(sql), question_id))
+    # A person rewrote one card's statement: it is theirs, never replaced.
+    mine = "SELECT 1 AS visitors, 2 AS previous_period"
+    ok(admin.patch(f"/questions/{edited['question_id']}", {"sql": mine, "variables": {}}))
+    workbench_db.execute("delete from seeded_content where name = %s", (site_reports.SEGMENT_UPGRADE_MARKER,))
+
+    site_reports.forget_check()
+    site_folder(admin, "Old shop")  # the next look brings the sets up to date
+    overview = ok(admin.get(f"/dashboards/{overview_id}"))
+    segment_filters = [f for f in overview["filters"] if f["type"] == "segment"]
+    assert [f["name"] for f in segment_filters] == ["Segment"]
+    linked = {link["card_id"] for link in segment_filters[0]["links"]}
+    questions = {card["card_id"]: card for card in overview["cards"] if card["kind"] == "question"}
+    assert linked == set(questions) - {edited["card_id"]}
+    assert ok(admin.get(f"/questions/{edited['question_id']}"))["sql"] == mine
+    visits = next(card for card in questions.values() if card["question_name"] == "Visits")
+    assert "{{segment}}" in ok(admin.get(f"/questions/{visits['question_id']}"))["sql"]
+    real_time = ok(admin.get(f"/dashboards/{real_time_id}"))
+    assert not [f for f in real_time["filters"] if f["type"] == "segment"]
+    content = ok(admin.get(f"/dashboards/{content_id}"))
+    assert len([f for f in content["filters"] if f["type"] == "segment"]) == 1
+    acquisition = ok(admin.get(f"/dashboards/{listed['Acquisition']['dashboard_id']}"))
+    attribution = next(c for c in acquisition["cards"] if c["question_name"] == "Attribution by model")
+    linked = {link["card_id"] for f in acquisition["filters"] if f["type"] == "segment" for link in f["links"]}
+    assert linked and attribution["card_id"] not in linked
+
+    # Once: a person who then removes the filter does not see it come back.
+    workbench_db.execute("delete from dashboard_filters where dashboard_id = %s and type = 'segment'", (overview_id,))
+    site_reports.forget_check()
+    site_folder(admin, "Old shop")
+    assert not [f for f in ok(admin.get(f"/dashboards/{overview_id}"))["filters"] if f["type"] == "segment"]

@@ -53,7 +53,21 @@ def test_the_segment_editor_and_the_dashboard_picker_in_each_language(page, stac
     page.get_by_label(words["segments.name"], exact=True).fill(name)
     page.get_by_role("button", name=words["segments.save"]).click()
     expect(page.get_by_role("alert")).to_be_visible()
-    page.get_by_label(words["segments.channels"], exact=True).fill("Direct")
+    # Values are chips: Enter adds one (without sending the form), each has its own remove button.
+    channels_name = words["segments.channels"]
+    channels = page.get_by_label(channels_name, exact=True)
+    chosen = page.get_by_role("list", name=words["segments.chosen"].replace("{{field}}", channels_name))
+    for value in ("Organic Search", "Direct", "Direct"):
+        channels.fill(value)
+        channels.press("Enter")
+    expect(chosen.get_by_role("listitem")).to_have_count(2)  # a value is chosen once
+    expect(chosen.get_by_role("listitem")).to_contain_text(["Organic Search", "Direct"])
+    check_accessibility(page, f"the segment editor's chosen values ({language})")
+    remove = words["segments.removeValue"].replace("{{field}}", channels_name)
+    page.get_by_role("button", name=remove.replace("{{value}}", "Organic Search"), exact=True).click()
+    expect(chosen.get_by_role("listitem")).to_have_count(1)
+    expect(chosen.get_by_role("listitem")).to_contain_text(["Direct"])
+    expect(channels).to_be_focused()
     page.get_by_role("button", name=words["segments.save"]).click()
     expect(page.get_by_role("status").filter(has_text=name)).to_be_visible()
     listed = page.get_by_role("list", name=words["segments.listLabel"])

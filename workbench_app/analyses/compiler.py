@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench_app.errors import invalid
 from workbench_app.analyses.shapes import (SEGMENT_TYPE, WINDOW_SECONDS, DateRange, FunnelDefinition, PathDefinition,
                                            PropertyCondition, RetentionDefinition, definition)
 
@@ -205,6 +206,31 @@ def compile_retention(retention: RetentionDefinition) -> Compiled:
 
 
 _COMPILERS = {"funnel": compile_funnel, "path": compile_path, "retention": compile_retention}
+
+# What a saved analysis offers a dashboard (its question's variables): a date range's first and last
+# day, which replace the definition's own range, and a saved segment, which replaces its segment.
+DASHBOARD_VARIABLES = {"from": "date", "to": "date", "segment": SEGMENT_TYPE}
+
+
+def with_dashboard_values(value: Any, values: dict[str, Any] | None) -> Any:
+    """A definition with the values a dashboard's filters give it (DASHBOARD_VARIABLES): `from` and
+    `to` together become its date range, `segment` its segment; the rest is the definition's."""
+    if not values:
+        return value
+    unknown = sorted(set(values) - set(DASHBOARD_VARIABLES))
+    if unknown:
+        raise invalid("An analysis question takes the variables from, to and segment only.", field="variables",
+                      unknown=unknown)
+    if ("from" in values) != ("to" in values):
+        raise invalid("An analysis question takes from and to together.", field="variables")
+    if not isinstance(value, dict):
+        return value  # refused as it is by compile_analysis
+    narrowed = dict(value)
+    if "from" in values:
+        narrowed["date_range"] = {"from": values["from"], "to": values["to"]}
+    if values.get("segment") is not None:
+        narrowed["segment_id"] = values["segment"]
+    return narrowed
 
 
 def compile_analysis(value: Any, field: str = "analysis") -> Compiled:

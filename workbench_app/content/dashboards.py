@@ -165,30 +165,39 @@ def save_layout(conn: psycopg.Connection, identity: Identity, dashboard_id: int,
              _grid(card, "height", 4, 1))).fetchone()[0]
         card_ids[_key(card, index)] = (card_id, variables)
     for item in filters:
-        name, kind = item.get("name"), item.get("type", "text")
-        if not isinstance(name, str) or not name.strip() or len(name) > 200 or kind not in FILTER_TYPES:
-            raise invalid("Each filter needs a name and a type among text, number, date, date_range, one_of.",
-                          field="filters")
-        required = item.get("required", False)
-        if not isinstance(required, bool):
-            raise invalid("A filter's required is true or false.", field="filters")
-        default = filter_value({"name": name, "type": kind}, item.get("default"))
-        values_table, values_column = values_source({**item, "type": kind})
-        filter_id = conn.execute(
-            "insert into dashboard_filters (dashboard_id, name, type, default_value, required, values_table, "
-            "values_column) values (%s, %s, %s, %s, %s, %s, %s) returning filter_id",
-            (dashboard_id, name, kind, Jsonb(default), required, values_table, values_column)).fetchone()[0]
-        links = item.get("links") or []
-        if not isinstance(links, list):
-            raise invalid("filter links must be a list.", field="filters")
-        for link in links:
-            if not isinstance(link, dict) or str(link.get("card")) not in card_ids:
-                raise invalid("A filter link names a card that is not in cards.", field="filters")
-            card_id, variables = card_ids[str(link["card"])]
-            variable, end_variable, column = check_link({"type": kind}, link, variables)
-            conn.execute("insert into dashboard_filter_links (filter_id, card_id, variable, end_variable, column_name) "
-                         "values (%s, %s, %s, %s, %s) on conflict do nothing",
-                         (filter_id, card_id, variable, end_variable, column))
+        insert_filter(conn, dashboard_id, item, card_ids)
+
+
+def insert_filter(conn: psycopg.Connection, dashboard_id: int, item: dict[str, Any],
+                  card_ids: dict[str, tuple[int, dict[str, str]]]) -> int:
+    """One filter of a layout and its links (`card_ids`: a link's card key -> (card id, its question's
+    variables)), checked; its id."""
+    name, kind = item.get("name"), item.get("type", "text")
+    if not isinstance(name, str) or not name.strip() or len(name) > 200 or kind not in FILTER_TYPES:
+        raise invalid("Each filter needs a name and a type among text, number, date, date_range, one_of.",
+                      field="filters")
+    required = item.get("required", False)
+    if not isinstance(required, bool):
+        raise invalid("A filter's required is true or false.", field="filters")
+    default = filter_value({"name": name, "type": kind}, item.get("default"))
+    values_table, values_column = values_source({**item, "type": kind})
+    filter_id = conn.execute(
+        "insert into dashboard_filters (dashboard_id, name, type, default_value, required, values_table, "
+        "values_column) values (%s, %s, %s, %s, %s, %s, %s) returning filter_id",
+        (dashboard_id, name, kind, Jsonb(default), required, values_table, values_column)).fetchone()[0]
+    links = item.get("links") or []
+    if not isinstance(links, list):
+        raise invalid("filter links must be a list.", field="filters")
+    for link in links:
+        if not isinstance(link, dict) or str(link.get("card")) not in card_ids:
+            raise invalid("A filter link names a card that is not in cards.", field="filters")
+        card_id, variables = card_ids[str(link["card"])]
+        variable, end_variable, column = check_link({"type": kind}, link, variables)
+        conn.execute("insert into dashboard_filter_links (filter_id, card_id, variable, end_variable, column_name) "
+                     "values (%s, %s, %s, %s, %s) on conflict do nothing",
+                     (filter_id, card_id, variable, end_variable, column))
+    return filter_id
+
 
 def card_statement(conn: psycopg.Connection, identity: Identity, dashboard: dict[str, Any], card_id: int,
                    filter_values: dict[str, Any], today: datetime.date | None = None

@@ -13,7 +13,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from workbench_app.accounts.identity import Identity
-from workbench_app.analyses.compiler import compile_analysis
+from workbench_app.analyses.compiler import DASHBOARD_VARIABLES, compile_analysis, with_dashboard_values
 from workbench_app.content import builder, folders, segments
 from workbench_app.content.dashboard_filters import with_column_conditions
 from workbench_app.content.shapes import QUESTION_VARIABLE_TYPES
@@ -46,8 +46,8 @@ def _definition(fields: dict[str, Any]) -> tuple[str, str, Any, dict[str, str]]:
     kind = fields.get("kind") or ("builder" if fields.get("builder") is not None
                                   else "analysis" if fields.get("analysis") is not None else "sql")
     if kind == "analysis":
-        sql, types, _ = compile_analysis(fields.get("analysis"))
-        return kind, sql, fields["analysis"], types
+        sql, _, _ = compile_analysis(fields.get("analysis"))
+        return kind, sql, fields["analysis"], dict(DASHBOARD_VARIABLES)
     if kind == "builder":
         sql, types, _ = builder.compile_definition(fields.get("builder"))
         return kind, sql, fields["builder"], types
@@ -148,9 +148,7 @@ def statement_of(question: dict[str, Any], variables: dict[str, Any] | None = No
             raise invalid("A builder question takes no variables.", field="variables")
         return builder.compile_definition(question["builder"])
     if question["kind"] == "analysis":
-        if variables:
-            raise invalid("An analysis question takes no variables.", field="variables")
-        return compile_analysis(question["analysis"])
+        return compile_analysis(with_dashboard_values(question["analysis"], variables))
     return question["sql"], question["variables"], variables or {}
 
 

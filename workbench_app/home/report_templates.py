@@ -7,13 +7,21 @@ are the same for every site: the site is the `{{site}}` variable and the dates t
 its default, and Period, a date range). `site_reports.py` turns these definitions into a folder,
 questions and dashboards, once per site.
 
+The texts people read (names, descriptions, text cards, filter names, the New and Returning labels)
+go through `texts(locale)`: the `reports.po` catalogue of the language (fr, es), English as written.
+
 A number with its change (`{"kind": "change", "y": [value, previous]}`) compares the period with
 the one of the same length just before it; `better: "lower"` colours a fall as good news (bounce
 rate). Charts are stored as the web application stores them (`frontend/src/features/charts/chartSpec.ts`).
 """
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
+
+from babel.messages.pofile import read_po
+
+from workbench_app.i18n import LANGUAGES, TRANSLATIONS
 
 # The variables every statement may use, and their types.
 VARIABLES = {"site": "text", "from": "date", "to": "date", "channel": "list", "segment": "segment"}
@@ -191,8 +199,9 @@ _REVENUE_PER_DAY = (
     "GROUP BY 1\n"
     "ORDER BY 1")
 
+# The two labels are the report's language's, written in by `_labelled` as SQL literals.
 _NEW_AND_RETURNING = (
-    "SELECT CASE WHEN is_returning THEN 'Returning' ELSE 'New' END AS visitors,\n"
+    "SELECT CASE WHEN is_returning THEN @returning@ ELSE @new@ END AS visitors,\n"
     "       count(*) AS visits\n"
     "FROM visits\n"
     f"WHERE {_SITE}\n"
@@ -227,147 +236,172 @@ _REAL_TIME_PER_MINUTE = (
     "ORDER BY 1")
 
 
-def _cookie_note(tracking_mode: str | None) -> str:
+@lru_cache(maxsize=len(LANGUAGES))
+def _catalogue(locale: str) -> dict[str, str]:
+    """The report texts' translations (`translations/<locale>/LC_MESSAGES/reports.po`, English as written)."""
+    if locale == "en" or locale not in LANGUAGES:
+        return {}
+    with (TRANSLATIONS / locale / "LC_MESSAGES" / "reports.po").open("rb") as source:
+        return {entry.id: entry.string for entry in read_po(source) if entry.id and entry.string}
+
+
+def texts(locale: str) -> Callable[[str], str]:
+    """A text of the reports in `locale` (a language of LANGUAGES, else English); as written when untranslated."""
+    catalogue = _catalogue(locale)
+    return lambda text: catalogue.get(text, text)
+
+
+def _labelled(sql: str, **labels: str) -> str:
+    """`sql` with each `@name@` replaced by its label as a SQL string literal."""
+    for name, label in labels.items():
+        sql = sql.replace(f"@{name}@", "'" + label.replace("'", "''") + "'")
+    return sql
+
+
+def _cookie_note(tracking_mode: str | None, _: Callable[[str], str]) -> str:
     """What a text card says about new against returning visitors, for the site's tracking mode."""
-    base = ("New against returning counts visitors the site recognises on a later visit: with a cookie "
+    base = _("New against returning counts visitors the site recognises on a later visit: with a cookie "
             "(cookie mode, or consent mode once consent is given) or signed in. A cookieless visitor cannot "
             "return by design, so those visits are left out of this card.")
     if tracking_mode == "cookieless":
-        return base + " This site measures without cookies: the card stays empty."
+        return base + " " + _("This site measures without cookies: the card stays empty.")
     return base
 
 
-def reports(tracking_mode: str | None = None) -> list[dict[str, Any]]:
-    """The report set: each {name, description, cards, auto_refresh_seconds?, cache_ttl_seconds?, period?}.
+def reports(tracking_mode: str | None = None, locale: str = "en") -> list[dict[str, Any]]:
+    """The report set: each {name, description, cards, auto_refresh_seconds?, cache_ttl_seconds?, period?},
+    its texts (names, descriptions, text cards, the New and Returning labels) in `locale`.
 
     A card is {"question": ..., "width", "height"} or {"text": ..., "width", "height"}; cards are laid out
     left to right on the 12-column grid. `period: False` leaves the Period filter out (Real time).
     """
+    _ = texts(locale)
     visits = ("visits", "visit_start")
     return [
-        {"name": "Overview", "description": "Visitors, visits, page views, bounce rate and visit duration, "
-                                            "each against the period just before.",
+        {"name": _("Overview"), "description": _("Visitors, visits, page views, bounce rate and visit duration, "
+                                            "each against the period just before."),
          "cards": [
-             {"question": _change("Visitors", "Distinct visitors in the period.", *visits,
+             {"question": _change(_("Visitors"), _("Distinct visitors in the period."), *visits,
                                   "count(DISTINCT visitor_key)", "visitors"), "width": 4, "height": 3},
-             {"question": _change("Visits", "Visits in the period.", *visits, "count(*)", "visits"),
+             {"question": _change(_("Visits"), _("Visits in the period."), *visits, "count(*)", "visits"),
               "width": 4, "height": 3},
-             {"question": _change("Pageviews", "Page views in the period.", *visits, "sum(pageview_count)",
+             {"question": _change(_("Pageviews"), _("Page views in the period."), *visits, "sum(pageview_count)",
                                   "pageviews"), "width": 4, "height": 3},
-             {"question": _change("Views per visit", "Page views per visit.", *visits,
+             {"question": _change(_("Views per visit"), _("Page views per visit."), *visits,
                                   "round(sum(pageview_count) / nullif(count(*), 0), 2)", "views_per_visit"),
               "width": 4, "height": 3},
-             {"question": _change("Bounce rate", "Share of visits with one page view and no other event (%).",
+             {"question": _change(_("Bounce rate"), _("Share of visits with one page view and no other event (%)."),
                                   *visits, "round(100.0 * avg(CASE WHEN is_bounce THEN 1 ELSE 0 END), 1)",
                                   "bounce_rate_percent", better="lower"), "width": 4, "height": 3},
-             {"question": _change("Visit duration", "Average visit duration (seconds).", *visits,
+             {"question": _change(_("Visit duration"), _("Average visit duration (seconds)."), *visits,
                                   "round(avg(duration_seconds))", "visit_duration_seconds"),
               "width": 4, "height": 3},
-             {"question": _question("Visits day by day", "Visits day by day, the previous period drawn faintly behind.",
+             {"question": _question(_("Visits day by day"), _("Visits day by day, the previous period drawn faintly behind."),
                                     _VISITS_PER_DAY, {"kind": "line", "x": "day", "y": ["visits", "previous_period"],
                                                       "faint": ["previous_period"]}),
               "width": 12, "height": 4},
          ]},
-        {"name": "Acquisition", "description": "Where the visits come from: channels, sources, campaigns, "
-                                               "referrers, and conversions by attribution model.",
+        {"name": _("Acquisition"), "description": _("Where the visits come from: channels, sources, campaigns, "
+                                               "referrers, and conversions by attribution model."),
          "cards": [
-             {"question": _ranking("Channels", "Visits by marketing channel.", *visits, "channel", "channel",
+             {"question": _ranking(_("Channels"), _("Visits by marketing channel."), *visits, "channel", "channel",
                                    "count(*) AS visits, count(DISTINCT visitor_key) AS visitors", "visits"),
               "width": 6, "height": 4},
-             {"question": _ranking("Sources", "Visits by source and medium.", *visits,
+             {"question": _ranking(_("Sources"), _("Visits by source and medium."), *visits,
                                    "coalesce(source, '(direct)') || ' / ' || coalesce(medium, '(none)')",
                                    "source_medium", "count(*) AS visits, count(DISTINCT visitor_key) AS visitors",
                                    "visits", chart="table"), "width": 6, "height": 4},
-             {"question": _ranking("Campaigns", "Visits of UTM campaigns.", *visits, "campaign", "campaign",
+             {"question": _ranking(_("Campaigns"), _("Visits of UTM campaigns."), *visits, "campaign", "campaign",
                                    "count(*) AS visits, sum(purchase_count) AS purchases", "visits",
                                    extra_where="\n  AND campaign IS NOT NULL"), "width": 6, "height": 4},
-             {"question": _ranking("Referrers", "Visits by referring site.", *visits, "referrer_domain",
+             {"question": _ranking(_("Referrers"), _("Visits by referring site."), *visits, "referrer_domain",
                                    "referrer", "count(*) AS visits", "visits",
                                    extra_where="\n  AND referrer_domain IS NOT NULL"), "width": 6, "height": 4},
-             {"question": _question("Attribution by model",
-                                    "Conversions credited to each channel under six attribution models.",
+             {"question": _question(_("Attribution by model"),
+                                    _("Conversions credited to each channel under six attribution models."),
                                     _ATTRIBUTION, {"kind": "bar", "x": "channel",
                                                    "y": ["first_touch", "last_touch", "last_non_direct", "linear",
                                                          "time_decay", "position_based"]}),
               "width": 12, "height": 5},
          ]},
-        {"name": "Content", "description": "Pages viewed, entry and exit pages, how far people scroll and "
-                                           "which zones they see.",
+        {"name": _("Content"), "description": _("Pages viewed, entry and exit pages, how far people scroll and "
+                                           "which zones they see."),
          "cards": [
-             {"question": _ranking("Most viewed pages", "The most viewed pages.", "pageviews", "occurred_at", "path", "path",
+             {"question": _ranking(_("Most viewed pages"), _("The most viewed pages."), "pageviews", "occurred_at", "path", "path",
                                    "count(*) AS pageviews, count(DISTINCT visitor_key) AS visitors", "pageviews"),
               "width": 12, "height": 5},
-             {"question": _ranking("Entry pages", "Pages visits start on, with their bounce rate.", *visits,
+             {"question": _ranking(_("Entry pages"), _("Pages visits start on, with their bounce rate."), *visits,
                                    "entry_path", "entry_page",
                                    "count(*) AS visits, round(100.0 * avg(CASE WHEN is_bounce THEN 1 ELSE 0 END), 1)"
                                    " AS bounce_rate_percent", "visits", chart="table"), "width": 6, "height": 5},
-             {"question": _ranking("Exit pages", "Pages visits end on.", *visits, "exit_path", "exit_page",
+             {"question": _ranking(_("Exit pages"), _("Pages visits end on."), *visits, "exit_path", "exit_page",
                                    "count(*) AS visits", "visits", chart="table"), "width": 6, "height": 5},
-             {"question": _ranking("Scroll depth", "Page views with a scroll, their average deepest scroll (%) and "
-                                   "the share reaching 75 %.", "scroll_depth", "first_scrolled_at", "path", "path",
+             {"question": _ranking(_("Scroll depth"), _("Page views with a scroll, their average deepest scroll (%) and "
+                                   "the share reaching 75 %."), "scroll_depth", "first_scrolled_at", "path", "path",
                                    "count(*) AS pageviews, round(avg(max_percent), 1) AS average_percent, "
                                    "round(100.0 * avg(CASE WHEN max_percent >= 75 THEN 1 ELSE 0 END), 1) "
                                    "AS reaching_75_percent", "pageviews", chart="table"), "width": 6, "height": 5},
-             {"question": _ranking("Zone visibility", "Declared zones: how often and how long they were seen.",
+             {"question": _ranking(_("Zone visibility"), _("Declared zones: how often and how long they were seen."),
                                    "zone_visibility", "occurred_at", "coalesce(zone_label, zone_name)", "zone",
                                    "count(*) AS views, round(avg(visible_ms) / 1000.0, 1) AS average_seconds_visible",
                                    "views", chart="table"), "width": 6, "height": 5},
          ]},
-        {"name": "Events and goals", "description": "Declared events with their properties, and goal conversions "
-                                                    "with their rate per visit.",
+        {"name": _("Events and goals"), "description": _("Declared events with their properties, and goal conversions "
+                                                    "with their rate per visit."),
          "cards": [
-             {"question": _table("Events", "Events other than page views, with the properties they carry.", _EVENTS),
+             {"question": _table(_("Events"), _("Events other than page views, with the properties they carry."), _EVENTS),
               "width": 12, "height": 5},
-             {"question": _table("Goal conversions", "Goals reached in the period and their rate per visit (%).",
+             {"question": _table(_("Goal conversions"), _("Goals reached in the period and their rate per visit (%)."),
                                  _GOALS), "width": 12, "height": 4},
          ]},
-        {"name": "E-commerce", "description": "From viewing an item to the purchase, revenue, orders and "
-                                              "average order value.",
+        {"name": _("E-commerce"), "description": _("From viewing an item to the purchase, revenue, orders and "
+                                              "average order value."),
          "cards": [
-             {"question": _change("Revenue", "Revenue of the orders in the period.", "orders", "ordered_at",
+             {"question": _change(_("Revenue"), _("Revenue of the orders in the period."), "orders", "ordered_at",
                                   "round(sum(revenue), 2)", "revenue"), "width": 4, "height": 3},
-             {"question": _change("Orders", "Orders in the period.", "orders", "ordered_at", "count(*)", "orders"),
+             {"question": _change(_("Orders"), _("Orders in the period."), "orders", "ordered_at", "count(*)", "orders"),
               "width": 4, "height": 3},
-             {"question": _change("Average order value", "Revenue per order.", "orders", "ordered_at",
+             {"question": _change(_("Average order value"), _("Revenue per order."), "orders", "ordered_at",
                                   "round(avg(revenue), 2)", "average_order_value"), "width": 4, "height": 3},
-             {"question": _table("Purchase steps", "Visits reaching each step from view_item to purchase, as a share "
-                                 "of the first step and of the step before (%).", _ECOMMERCE_STEPS),
+             {"question": _table(_("Purchase steps"), _("Visits reaching each step from view_item to purchase, as a share "
+                                 "of the first step and of the step before (%)."), _ECOMMERCE_STEPS),
               "width": 12, "height": 4},
-             {"question": _question("Revenue per day", "Revenue and orders day by day.", _REVENUE_PER_DAY,
+             {"question": _question(_("Revenue per day"), _("Revenue and orders day by day."), _REVENUE_PER_DAY,
                                     {"kind": "bar", "x": "day", "y": ["revenue"]}), "width": 12, "height": 4},
          ]},
-        {"name": "Audience", "description": "Countries, languages, devices, browsers, new against returning "
-                                            "visitors.",
+        {"name": _("Audience"), "description": _("Countries, languages, devices, browsers, new against returning "
+                                            "visitors."),
          "cards": [
-             {"question": _ranking("Countries", "Visits by country.", *visits, "country", "country",
+             {"question": _ranking(_("Countries"), _("Visits by country."), *visits, "country", "country",
                                    "count(*) AS visits, count(DISTINCT visitor_key) AS visitors", "visits"),
               "width": 6, "height": 4},
-             {"question": _ranking("Languages", "Visits by browser language.", *visits, "language", "language",
+             {"question": _ranking(_("Languages"), _("Visits by browser language."), *visits, "language", "language",
                                    "count(*) AS visits", "visits"), "width": 6, "height": 4},
-             {"question": _ranking("Devices", "Visits by kind of device.", *visits, "device_class", "device",
+             {"question": _ranking(_("Devices"), _("Visits by kind of device."), *visits, "device_class", "device",
                                    "count(*) AS visits", "visits", chart="pie"), "width": 4, "height": 4},
-             {"question": _ranking("Browsers", "Visits by browser.", *visits, "browser", "browser",
+             {"question": _ranking(_("Browsers"), _("Visits by browser."), *visits, "browser", "browser",
                                    "count(*) AS visits", "visits"), "width": 4, "height": 4},
-             {"question": _question("New and returning visitors", "Visits of new and of returning visitors "
-                                    "(cookie and signed-in visitors only).", _NEW_AND_RETURNING,
+             {"question": _question(_("New and returning visitors"), _("Visits of new and of returning visitors "
+                                    "(cookie and signed-in visitors only)."),
+                                    _labelled(_NEW_AND_RETURNING, returning=_("Returning"), new=_("New")),
                                     {"kind": "pie", "x": "visitors", "y": ["visits"]}), "width": 4, "height": 4},
-             {"text": _cookie_note(tracking_mode), "width": 12, "height": 2},
+             {"text": _cookie_note(tracking_mode, _), "width": 12, "height": 2},
          ]},
-        {"name": "Real time", "description": f"Visitors and pages of the last {REAL_TIME_MINUTES} minutes, "
-                                             "refreshed every minute.",
+        {"name": _("Real time"),
+         "description": _("Visitors and pages of the last {0} minutes, refreshed every minute.").format(REAL_TIME_MINUTES),
          "auto_refresh_seconds": 60, "cache_ttl_seconds": 30, "period": False,
          "cards": [
-             {"question": _question(f"Visitors, last {REAL_TIME_MINUTES} minutes",
-                                    "Distinct visitors and page views of the last 30 minutes.", _REAL_TIME_VISITORS,
+             {"question": _question(_("Visitors, last {0} minutes").format(REAL_TIME_MINUTES),
+                                    _("Distinct visitors and page views of the last 30 minutes."), _REAL_TIME_VISITORS,
                                     {"kind": "number", "y": ["visitors"]}), "width": 4, "height": 3},
-             {"question": _question("Page views per minute", "Page views of the last 30 minutes, minute by minute.",
+             {"question": _question(_("Page views per minute"), _("Page views of the last 30 minutes, minute by minute."),
                                     _REAL_TIME_PER_MINUTE, {"kind": "bar", "x": "minute", "y": ["pageviews"]}),
               "width": 8, "height": 3},
-             {"question": _table(f"Pages, last {REAL_TIME_MINUTES} minutes",
-                                 "The pages viewed in the last 30 minutes.", _REAL_TIME_PAGES),
+             {"question": _table(_("Pages, last {0} minutes").format(REAL_TIME_MINUTES),
+                                 _("The pages viewed in the last 30 minutes."), _REAL_TIME_PAGES),
               "width": 12, "height": 5},
-             {"text": "The analytics views are as fresh as their last build (every few minutes when the "
-                      "pipeline runs): the last events may appear a little after they happen.",
+             {"text": _("The analytics views are as fresh as their last build (every few minutes when the "
+                      "pipeline runs): the last events may appear a little after they happen."),
               "width": 12, "height": 1},
          ]},
     ]

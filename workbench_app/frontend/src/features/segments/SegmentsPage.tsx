@@ -10,9 +10,16 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { ErrorMessage } from "../../ui/ErrorMessage";
 import { PageHeader } from "../../ui/PageHeader";
 import { TextField } from "../../ui/TextField";
+import { ValuesField } from "../../ui/ValuesField";
 import styles from "../dashboards/DashboardPage.module.css";
-import { describe, emptyForm, fromSegment, toConditions, type SegmentForm } from "./segmentForm";
+import { describe, emptyForm, fromSegment, MAX_VALUES, toConditions, type SegmentForm } from "./segmentForm";
 import { SEGMENTS_KEY, segmentsQuery, type Segment } from "./segmentQueries";
+
+type ListPart = "channels" | "countries" | "devices";
+// Each list condition and the hint of its values.
+const LISTS: [ListPart, string][] = [
+  ["channels", "segments.listHint"], ["countries", "segments.countriesHint"], ["devices", "segments.devicesHint"],
+];
 
 export default function SegmentsPage() {
   const { t } = useTranslation();
@@ -22,7 +29,8 @@ export default function SegmentsPage() {
   const [editing, setEditing] = useState<number | null>(null);
   const [deleting, setDeleting] = useState<Segment | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const set = (field: keyof SegmentForm) => (value: string) => setForm((old) => ({ ...old, [field]: value }));
+  type TextPart = Exclude<keyof SegmentForm, ListPart>;
+  const set = (field: TextPart) => (value: string) => setForm((old) => ({ ...old, [field]: value }));
 
   const save = useMutation({
     mutationFn: () => {
@@ -77,9 +85,13 @@ export default function SegmentsPage() {
         <TextField label={t("segments.description")} value={form.description} onChange={set("description")} maxLength={5000} />
         <fieldset>
           <legend>{t("segments.conditions")}</legend>
-          <TextField label={label("channels")} hint={t("segments.listHint")} value={form.channels} onChange={set("channels")} />
-          <TextField label={label("countries")} hint={t("segments.countriesHint")} value={form.countries} onChange={set("countries")} />
-          <TextField label={label("devices")} hint={t("segments.devicesHint")} value={form.devices} onChange={set("devices")} />
+          {LISTS.map(([part, hint]) => (
+            <ValuesField key={part} label={label(part)} values={form[part]} maxValues={MAX_VALUES}
+              onChange={(values) => setForm((old) => ({ ...old, [part]: values }))}
+              hint={`${t("segments.valuesHint")} ${t(hint)}`} listLabel={t("segments.chosen", { field: label(part) })}
+              removeLabel={(value) => t("segments.removeValue", { value, field: label(part) })}
+              fullMessage={t("segments.valuesFull", { max: MAX_VALUES })} />
+          ))}
           <TextField label={label("landingPage")} hint={t("segments.landingPageHint")} value={form.landingPage}
             onChange={set("landingPage")} maxLength={500} />
           <TextField label={label("goal")} value={form.goal} onChange={set("goal")} maxLength={200} />

@@ -1,5 +1,5 @@
-// A segment's conditions as the editor holds them (texts, lists typed with commas) and as the API
-// takes them (`SegmentConditions`): a condition left empty is left out.
+// A segment's conditions as the editor holds them (texts, and lists of values chosen one at a time)
+// and as the API takes them (`SegmentConditions`): a condition left empty is left out.
 import type { components } from "../../api/schema";
 
 export type Conditions = components["schemas"]["SegmentConditions"];
@@ -7,9 +7,9 @@ export type Conditions = components["schemas"]["SegmentConditions"];
 export interface SegmentForm {
   name: string;
   description: string;
-  channels: string;
-  countries: string;
-  devices: string;
+  channels: string[];
+  countries: string[];
+  devices: string[];
   landingPage: string;
   goal: string;
   event: string;
@@ -18,11 +18,14 @@ export interface SegmentForm {
 }
 
 export const emptyForm = (): SegmentForm => ({
-  name: "", description: "", channels: "", countries: "", devices: "", landingPage: "", goal: "", event: "",
+  name: "", description: "", channels: [], countries: [], devices: [], landingPage: "", goal: "", event: "",
   propertyKey: "", propertyValue: "",
 });
 
-const list = (text: string) => text.split(",").map((part) => part.trim()).filter(Boolean);
+/** The most values of one list (channels, countries or devices): the API's MAX_SEGMENT_VALUES. */
+export const MAX_VALUES = 100;
+
+const list = (values: string[]) => values.map((value) => value.trim()).filter(Boolean);
 
 export function toConditions(form: SegmentForm): Conditions {
   const conditions: Conditions = {};
@@ -45,7 +48,7 @@ export function fromSegment(segment: { name: string; description: string; condit
   const property = c.event?.properties?.[0];
   return {
     name: segment.name, description: segment.description,
-    channels: (c.channels ?? []).join(", "), countries: (c.countries ?? []).join(", "), devices: (c.devices ?? []).join(", "),
+    channels: [...(c.channels ?? [])], countries: [...(c.countries ?? [])], devices: [...(c.devices ?? [])],
     landingPage: c.landing_page ?? "", goal: c.goal ?? "", event: c.event?.event ?? "",
     propertyKey: property?.key ?? "", propertyValue: property?.value ?? "",
   };
