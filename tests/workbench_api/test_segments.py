@@ -94,6 +94,9 @@ def test_the_lists_rules_are_the_api_s_not_only_the_editor_s(admin):
         assert response.status_code == 400, (conditions, response.get_data(as_text=True))
         assert response.get_json()["error"]["details"]["field"].startswith(f"conditions.{next(iter(conditions))}")
     assert ok(admin.get(f"/segments/{segment['segment_id']}"))["conditions"]["channels"] == hundred
+    # A value given twice is kept once, in its first place, as the editor keeps it.
+    changed = ok(admin.patch(f"/segments/{segment['segment_id']}", {"conditions": {"countries": ["FR", "DE", "FR"]}}))
+    assert changed["conditions"]["countries"] == ["FR", "DE"]
 
 
 def test_a_personal_segment_is_not_seen_by_another_person(admin, analytics_views):

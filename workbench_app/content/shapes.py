@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from workbench_app.analyses.shapes import SEGMENT_TYPE, AnalysisDefinition, EventMatch, Pattern
 from workbench_app.answer_shapes import AnswerShape
@@ -351,7 +351,9 @@ class ValuesQuery(QueryShape):
 
 MAX_SEGMENTS = 500  # per folder tree a person can see: the list is not paged
 MAX_SEGMENT_VALUES = 100  # channels, countries or devices of one condition
-SegmentValues = Annotated[list[Text(200, allow_empty=False)], Field(max_length=MAX_SEGMENT_VALUES)]
+# A value given twice is kept once, in its first place: the saved segment reads as the editor shows it.
+SegmentValues = Annotated[list[Text(200, allow_empty=False)], Field(max_length=MAX_SEGMENT_VALUES),
+                          AfterValidator(lambda values: list(dict.fromkeys(values)))]
 
 
 class SegmentConditions(DefinitionPart):
