@@ -347,3 +347,31 @@ def test_alert_conditions_are_checked_together(admin):
     made = ok(admin.post("/alerts", {**base, "condition": "has_rows"}), 201)
     assert admin.patch(f"/alerts/{made['alert_id']}", {"condition": "above"}).status_code == 400
     assert ok(admin.get("/alerts?all=true"))["alerts"][0]["alert_id"] == made["alert_id"]
+
+
+def test_a_report_made_ahead_is_taken_only_under_the_rights_read_at_sending_time(app, admin, analyst, plain_server,
+                                                                                  workbench_db):
+    """`prepare` (the run's reports made ahead) claims and sends nothing; the delivery takes the report
+    it made when the recipient's rights are unchanged, and prints anew with the new rows when they
+    changed in between."""
+    _, mailbox = plain_server
+    dashboard = _dashboard(admin, _folder_for_analysts(admin))
+    first, second = (ok(admin.post("/subscriptions", {
+        "target_kind": "dashboard", "target_id": dashboard["dashboard_id"], "name": f"Regions {n}",
+        "schedule": DAILY, "recipients": [{"user_id": analyst[0]}]}), 201)["subscription_id"] for n in range(2))
+    report_content.reused.clear()
+    with app.app_context():
+        sending.prepare(app.extensions["workbench"], first, DUE)
+    assert (report_content.reused.misses, report_content.reused.hits) == (1, 0)
+    assert mailbox.messages == [] and workbench_db.execute("select count(*) from deliveries").fetchone()[0] == 0
+    assert _deliver(app, first).sent == 1
+    assert (report_content.reused.misses, report_content.reused.hits) == (1, 1)
+    with app.app_context():
+        sending.prepare(app.extensions["workbench"], second, DUE)
+        sending.prepare(app.extensions["workbench"], first, DUE)  # served already: nothing made
+    ok(admin.put(f"/users/{analyst[0]}/attributes", {"attributes": {"region": "US"}}))
+    assert _deliver(app, second).sent == 1
+    assert report_content.reused.misses == 2  # printed anew under the new rights
+    texts = [message.get_payload()[0].get_payload()[0].get_content() for message in _messages_in_order(mailbox)]
+    assert "EU" in texts[0] and "US" not in texts[0]
+    assert "US" in texts[1] and "EU" not in texts[1]
