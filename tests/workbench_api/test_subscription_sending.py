@@ -245,14 +245,19 @@ def test_a_webhook_receives_the_public_figures_signed(app, admin):
     assert card["columns"] == ["region", "n"] and [row[0] for row in card["rows"]] == ["EU", "US"]
 
 
-def test_dagster_sends_what_is_due_once_and_a_stopped_daemon_catches_up_once(app, admin, settings, workbench_settings,
-                                                                            plain_server, workbench_db, monkeypatch):
-    controller, mailbox = plain_server
+def _daemon_environment(monkeypatch, controller, workbench_settings) -> None:
+    """The Dagster steps read the mail server and the workbench from the environment, as the daemon's."""
     for name, value in {"ANALYTICS_SMTP_HOST": "127.0.0.1", "ANALYTICS_SMTP_PORT": str(controller.port),
                         "ANALYTICS_SMTP_SECURITY": "none", "ANALYTICS_SMTP_FROM": "reports@example.org",
                         "ANALYTICS_WORKBENCH_URL": "http://workbench.example", "ANALYTICS_SECRET": TEST_SECRET,
                         "ANALYTICS_WORKBENCH_DATABASE_NAME": workbench_settings.workbench_database_name}.items():
         monkeypatch.setenv(name, value)
+
+
+def test_dagster_sends_what_is_due_once_and_a_stopped_daemon_catches_up_once(app, admin, settings, workbench_settings,
+                                                                            plain_server, workbench_db, monkeypatch):
+    controller, mailbox = plain_server
+    _daemon_environment(monkeypatch, controller, workbench_settings)
     dashboard = _dashboard(admin)
     made = ok(admin.post("/subscriptions", {"target_kind": "dashboard", "target_id": dashboard["dashboard_id"],
                                             "schedule": {"every": "day", "hour": 0, "timezone": "UTC"},
@@ -384,11 +389,7 @@ def test_in_a_dagster_run_a_print_that_crashes_fails_only_its_own_delivery(app, 
     """The run makes the next reports ahead of their steps; one dashboard's print crashing (ahead and
     again in its step) fails that delivery alone, with its status, and the others are sent."""
     controller, mailbox = plain_server
-    for name, value in {"ANALYTICS_SMTP_HOST": "127.0.0.1", "ANALYTICS_SMTP_PORT": str(controller.port),
-                        "ANALYTICS_SMTP_SECURITY": "none", "ANALYTICS_SMTP_FROM": "reports@example.org",
-                        "ANALYTICS_WORKBENCH_URL": "http://workbench.example", "ANALYTICS_SECRET": TEST_SECRET,
-                        "ANALYTICS_WORKBENCH_DATABASE_NAME": workbench_settings.workbench_database_name}.items():
-        monkeypatch.setenv(name, value)
+    _daemon_environment(monkeypatch, controller, workbench_settings)
     folder = _folder_for_analysts(admin)
     dashboards = [_dashboard(admin, folder)["dashboard_id"] for _ in range(3)]
     made = [ok(admin.post("/subscriptions", {"target_kind": "dashboard", "target_id": dashboard_id,
