@@ -11,16 +11,20 @@ Prints: the time from the run's start to the last message (target: all delivered
 on 2 cores), messages per second, the times at which 10 %, 50 % and 100 % had arrived, and the
 resident memory of this process and its children (Chromium) sampled along the run (flat: the
 memory after the last delivery against after the first ten), and each delivery's own time (claim to
-end, from the delivery log) at p50/p90/max. Baselines measured in the same run: one delivery alone
+end, from the delivery log) at p50/p90/max, the CPU time of the process and its children, and where
+the time goes (bench/delivery_phases.py: the step, the reuse key, the cards' SQL, the print: its
+page load, PNGs and PDF, the SMTP send). Baselines measured in the same run: one delivery alone
 (its report computed and printed, sent: x N is the old one-by-one path), the same run with the
-reuse of reports turned off (`--baseline-run`, the old path measured whole), and the SMTP floor
-(100 plain messages through the same server, no report).
+reuse of reports and the reports made ahead turned off (`--baseline-run`, the old path measured
+whole), and the SMTP floor (100 plain messages through the same server, no report). The load
+average is printed at the start and the end: the machine may be shared.
 
-`--accounts N` spreads the subscriptions over N accounts of distinct rights (5 by default; 100 is
-the worst case, where no report can be reused).
+`--accounts N` spreads the subscriptions over N accounts of distinct rights (5 by default);
+`--worst-case` gives every subscription an account of its own (no report can be reused: each is
+printed, ahead of its step or in it).
 
-Run: ``python bench/deliveries.py [--subscriptions 100] [--accounts 5] [--baseline-run]`` (Debian
-chromium needed).
+Run: ``python bench/deliveries.py [--subscriptions 100] [--accounts 5 | --worst-case] [--baseline-run]``
+(Debian chromium needed).
 """
 from __future__ import annotations
 
@@ -45,6 +49,7 @@ from dagster import DagsterInstance, RunRequest, build_sensor_context  # noqa: E
 
 from orchestration.defs.resources import Warehouse  # noqa: E402
 from orchestration.defs.workbench.deliveries import subscription_deliveries_job, subscriptions_due_sensor  # noqa: E402
+from bench.delivery_phases import Phases, measured  # noqa: E402
 from bench.resource_sampler import cpu_seconds  # noqa: E402
 from pipelines.database import connection, embedded, migrate  # noqa: E402
 from pipelines.key_derivation import reader_password  # noqa: E402
@@ -56,7 +61,7 @@ from workbench_app.app import create_app  # noqa: E402
 from workbench_app.deliveries.mail_messages import compose  # noqa: E402
 from workbench_app.deliveries.mail_server import MailServer  # noqa: E402
 from workbench_app.deliveries.smtp_delivery import send_mail  # noqa: E402
-from workbench_app.subscriptions import report_content, sending  # noqa: E402
+from workbench_app.subscriptions import made_ahead, report_content, sending  # noqa: E402
 
 SECRET = "bench-server-secret"
 REGIONS = ("EU", "US", "APAC")
@@ -110,9 +115,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subscriptions", type=int, default=100)
     parser.add_argument("--accounts", type=int, default=5, help="recipients' accounts (distinct rights)")
+    parser.add_argument("--worst-case", action="store_true",
+                        help="every subscription to an account of its own (--accounts = --subscriptions): no "
+                             "report can be reused")
     parser.add_argument("--baseline-run", action="store_true",
                         help="first run the same deliveries with the reuse of reports off (the old path)")
     args = parser.parse_args()
+    if args.worst_case:
+        args.accounts = args.subscriptions
+    print(f"load average at the start: {' '.join(f'{load:.1f}' for load in os.getloadavg())} (2 cores, shared)")
     root = Path(tempfile.mkdtemp(prefix="bench-deliveries-"))
     pgdata = root / "pgdata"
     state = embedded.start(pgdata, extra_settings={"fsync": "off", "synchronous_commit": "off"})
@@ -211,21 +222,24 @@ def run(root: Path, state, smtp: Controller, inbox: Inbox, count: int, accounts_
     resources = {"warehouse": Warehouse(home=str(settings.home), database_url=url)}
     os.environ["ANALYTICS_WORKBENCH_DATABASE_NAME"] = settings.workbench_database_name
     runs = []
+    ahead = made_ahead.AHEAD
     if baseline_run:
-        report_content.reused.seconds = 0.0  # the old path: every delivery makes its own report
-        runs.append(("reuse off (old path)", delivery_run(services, resources, inbox)))
+        # The old path: every delivery makes its own report in its step, nothing made ahead.
+        report_content.reused.seconds, made_ahead.AHEAD = 0.0, 0
+        runs.append(("reuse off, nothing made ahead (old path)", delivery_run(services, resources, inbox)))
         with services.transaction() as conn:  # the same deliveries due again
             conn.execute("delete from deliveries")
             conn.execute("update subscriptions set last_due_at = null")
-        report_content.reused.seconds = report_content.REUSE_SECONDS
+        report_content.reused.seconds, made_ahead.AHEAD = report_content.REUSE_SECONDS, ahead
     report_content.reused.clear()
-    runs.append(("reuse on", delivery_run(services, resources, inbox)))
-    reuse = f"reports made {report_content.reused.misses}, reused {report_content.reused.hits}"
+    runs.append(("reuse on, reports made ahead", delivery_run(services, resources, inbox)))
+    reuse = (f"reports made {report_content.reused.misses}, reused {report_content.reused.hits} (a report made ahead "
+             f"counts as reused by its delivery)")
 
     print(f"subscriptions due at the same minute: {runs[-1][1]['planned']} (one account each, {accounts_count} "
           f"accounts, 2-card dashboard, PDF + 2 inline images per message)")
     for label, figures in runs:
-        print(f"--- {label}" + (f"; {reuse}" if label == "reuse on" else ""))
+        print(f"--- {label}" + (f"; {reuse}" if label.startswith("reuse on") else ""))
         print_figures(figures)
     print(f"baseline, one delivery alone: {one_delivery:.2f} s (x{runs[-1][1]['planned']} = "
           f"{one_delivery * runs[-1][1]['planned']:.0f} s one by one); SMTP floor: 100 plain messages in "
@@ -246,9 +260,11 @@ def delivery_run(services, resources, inbox: Inbox) -> dict:
     sampler.start()
     me = psutil.Process()
     cpu_before = cpu_seconds(me)
+    phases = Phases()
     started = time.perf_counter()
-    result = subscription_deliveries_job.execute_in_process(run_config=request.run_config, instance=instance,
-                                                            resources=resources)
+    with measured(phases):
+        result = subscription_deliveries_job.execute_in_process(run_config=request.run_config, instance=instance,
+                                                                resources=resources)
     ended = time.perf_counter()
     cpu = cpu_seconds(me) - cpu_before
     sampler.stop.set()
@@ -260,7 +276,7 @@ def delivery_run(services, resources, inbox: Inbox) -> dict:
         each = sorted(row[0] for row in conn.execute(
             "select extract(epoch from finished_at - started_at)::float from deliveries where status = 'sent'"))
     return {"planned": len(planned), "arrivals": arrivals, "run": ended - started, "cpu": cpu,
-            "statuses": statuses, "each": each, "started": started, "samples": sampler.samples}
+            "statuses": statuses, "each": each, "started": started, "samples": sampler.samples, "phases": phases}
 
 
 def print_figures(figures: dict) -> None:
@@ -285,6 +301,9 @@ def print_figures(figures: dict) -> None:
           f"peak {mib(max(rss for _, rss in samples))}")
     print(f"CPU (this process, its driver and Chromium): {figures['cpu']:.1f} s in all, "
           f"{figures['cpu'] / max(1, figures['planned']):.2f} s per delivery")
+    print("where the time goes (wall time summed over threads; overlapping phases add up to more than the run):")
+    for line in figures["phases"].lines(figures["planned"], figures["run"]):
+        print(line)
 
 
 if __name__ == "__main__":

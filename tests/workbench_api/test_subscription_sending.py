@@ -26,6 +26,7 @@ from tests.conftest import TEST_SECRET
 from tests.workbench_api.conftest import Api, ok
 from tests.workbench_api.test_shared_pdf import _dashboard
 from tests.workbench_deliveries.conftest import plain_server  # noqa: F401 - a fixture
+from workbench_app.errors import WorkbenchError
 from workbench_app.subscriptions import report_content, sending
 
 DUE = datetime(2026, 11, 27, 7, 0, tzinfo=timezone.utc)
@@ -244,14 +245,19 @@ def test_a_webhook_receives_the_public_figures_signed(app, admin):
     assert card["columns"] == ["region", "n"] and [row[0] for row in card["rows"]] == ["EU", "US"]
 
 
-def test_dagster_sends_what_is_due_once_and_a_stopped_daemon_catches_up_once(app, admin, settings, workbench_settings,
-                                                                            plain_server, workbench_db, monkeypatch):
-    controller, mailbox = plain_server
+def _daemon_environment(monkeypatch, controller, workbench_settings) -> None:
+    """The Dagster steps read the mail server and the workbench from the environment, as the daemon's."""
     for name, value in {"ANALYTICS_SMTP_HOST": "127.0.0.1", "ANALYTICS_SMTP_PORT": str(controller.port),
                         "ANALYTICS_SMTP_SECURITY": "none", "ANALYTICS_SMTP_FROM": "reports@example.org",
                         "ANALYTICS_WORKBENCH_URL": "http://workbench.example", "ANALYTICS_SECRET": TEST_SECRET,
                         "ANALYTICS_WORKBENCH_DATABASE_NAME": workbench_settings.workbench_database_name}.items():
         monkeypatch.setenv(name, value)
+
+
+def test_dagster_sends_what_is_due_once_and_a_stopped_daemon_catches_up_once(app, admin, settings, workbench_settings,
+                                                                            plain_server, workbench_db, monkeypatch):
+    controller, mailbox = plain_server
+    _daemon_environment(monkeypatch, controller, workbench_settings)
     dashboard = _dashboard(admin)
     made = ok(admin.post("/subscriptions", {"target_kind": "dashboard", "target_id": dashboard["dashboard_id"],
                                             "schedule": {"every": "day", "hour": 0, "timezone": "UTC"},
@@ -347,3 +353,75 @@ def test_alert_conditions_are_checked_together(admin):
     made = ok(admin.post("/alerts", {**base, "condition": "has_rows"}), 201)
     assert admin.patch(f"/alerts/{made['alert_id']}", {"condition": "above"}).status_code == 400
     assert ok(admin.get("/alerts?all=true"))["alerts"][0]["alert_id"] == made["alert_id"]
+
+
+def test_a_report_made_ahead_is_taken_only_under_the_rights_read_at_sending_time(app, admin, analyst, plain_server,
+                                                                                  workbench_db):
+    """`prepare` (the run's reports made ahead) claims and sends nothing; the delivery takes the report
+    it made when the recipient's rights are unchanged, and prints anew with the new rows when they
+    changed in between."""
+    _, mailbox = plain_server
+    dashboard = _dashboard(admin, _folder_for_analysts(admin))
+    first, second = (ok(admin.post("/subscriptions", {
+        "target_kind": "dashboard", "target_id": dashboard["dashboard_id"], "name": f"Regions {n}",
+        "schedule": DAILY, "recipients": [{"user_id": analyst[0]}]}), 201)["subscription_id"] for n in range(2))
+    report_content.reused.clear()
+    with app.app_context():
+        sending.prepare(app.extensions["workbench"], first, DUE)
+    assert (report_content.reused.misses, report_content.reused.hits) == (1, 0)
+    assert mailbox.messages == [] and workbench_db.execute("select count(*) from deliveries").fetchone()[0] == 0
+    assert _deliver(app, first).sent == 1
+    assert (report_content.reused.misses, report_content.reused.hits) == (1, 1)
+    with app.app_context():
+        sending.prepare(app.extensions["workbench"], second, DUE)
+        sending.prepare(app.extensions["workbench"], first, DUE)  # served already: nothing made
+    ok(admin.put(f"/users/{analyst[0]}/attributes", {"attributes": {"region": "US"}}))
+    assert _deliver(app, second).sent == 1
+    assert report_content.reused.misses == 2  # printed anew under the new rights
+    texts = [message.get_payload()[0].get_payload()[0].get_content() for message in _messages_in_order(mailbox)]
+    assert "EU" in texts[0] and "US" not in texts[0]
+    assert "US" in texts[1] and "EU" not in texts[1]
+
+
+def test_in_a_dagster_run_a_print_that_crashes_fails_only_its_own_delivery(app, admin, analyst, settings,
+                                                                           workbench_settings, plain_server,
+                                                                           workbench_db, monkeypatch):
+    """The run makes the next reports ahead of their steps; one dashboard's print crashing (ahead and
+    again in its step) fails that delivery alone, with its status, and the others are sent."""
+    controller, mailbox = plain_server
+    _daemon_environment(monkeypatch, controller, workbench_settings)
+    folder = _folder_for_analysts(admin)
+    dashboards = [_dashboard(admin, folder)["dashboard_id"] for _ in range(3)]
+    made = [ok(admin.post("/subscriptions", {"target_kind": "dashboard", "target_id": dashboard_id,
+                                             "schedule": {"every": "day", "hour": 0, "timezone": "UTC"},
+                                             "recipients": [{"user_id": analyst[0]}]}), 201)["subscription_id"]
+            for dashboard_id in dashboards]
+    workbench_db.execute("update subscriptions set created_at = now() - interval '3 days'")
+    render = report_content.render_dashboard
+    crashes = []
+
+    def crashing(identity, dashboard_id, *args, **kwargs):
+        if dashboard_id == dashboards[1]:
+            crashes.append(dashboard_id)
+            raise WorkbenchError(503, "pdf_failed", "The PDF could not be printed: try again.")
+        return render(identity, dashboard_id, *args, **kwargs)
+
+    monkeypatch.setattr(report_content, "render_dashboard", crashing)
+    report_content.reused.clear()
+    instance = DagsterInstance.ephemeral()
+    resources = {"warehouse": Warehouse(home=str(settings.home), database_url=settings.database_url)}
+    request = subscriptions_due_sensor(build_sensor_context(instance=instance, resources=resources))
+    assert isinstance(request, RunRequest)
+    result = subscription_deliveries_job.execute_in_process(run_config=request.run_config, instance=instance,
+                                                            resources=resources)
+    assert result.success
+    outcomes = {event.event_specific_data.metadata["subscription_id"].value:
+                (event.event_specific_data.metadata["sent"].value, event.event_specific_data.metadata["failed"].value)
+                for event in result.all_events
+                if (event.step_key or "").startswith("deliver") and event.event_type_value == "STEP_OUTPUT"}
+    assert outcomes == {made[0]: (1, 0), made[1]: (0, 1), made[2]: (1, 0)}
+    assert len(crashes) == 2  # made ahead, then again by its own step
+    log = dict(workbench_db.execute("select subscription_id, status || ' ' || coalesce(error_code, '') "
+                                    "from deliveries").fetchall())
+    assert log == {made[0]: "sent ", made[1]: "failed pdf_failed", made[2]: "sent "}
+    assert len(mailbox.messages) == 2

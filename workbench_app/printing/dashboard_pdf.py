@@ -38,6 +38,11 @@ A4_MM = ("210mm", "297mm")
 # The page is laid out at the printable width of A4 at 96 px per inch (Chromium's print scale).
 VIEWPORT = {"portrait": {"width": 794, "height": 1123}, "landscape": {"width": 1123, "height": 794}}
 printers = Printers(BROWSERS_AT_ONCE, LAUNCH_ARGS)
+# The web application's build files, kept in memory once read by a print (at most this many: the
+# build has about a hundred).
+ASSETS = "/assets/"
+ASSETS_KEPT = 400
+_assets: dict[str, tuple[int, bytes, dict[str, str]]] = {}
 
 
 def unavailable() -> WorkbenchError:
@@ -130,6 +135,12 @@ def _print(browser, app: Flask, secret: str, path: str, locale: str, layout: dic
         if f"{url.scheme}://{url.netloc}" != ORIGIN:
             route.abort()
             return
+        if url.path.startswith(ASSETS) and request.method == "GET":
+            # The build's hashed files never change under their name: answered from memory after the
+            # first print (a print loads a couple of dozen of them).
+            status, body, kept = _assets.get(url.path) or _asset(client, url.path)
+            route.fulfill(status=status, body=body, headers=kept)
+            return
         headers = {"Accept-Language": locale}
         if request.headers.get("content-type"):
             headers["Content-Type"] = request.headers["content-type"]
@@ -137,9 +148,7 @@ def _print(browser, app: Flask, secret: str, path: str, locale: str, layout: dic
             headers["Authorization"] = f"{tickets.SCHEME} {secret}"
         response = client.open(url.path, method=request.method, query_string=url.query, headers=headers,
                                data=request.post_data_buffer)
-        route.fulfill(status=response.status_code, body=response.get_data(),
-                      headers={name: value for name, value in response.headers.items()
-                               if name.lower() not in ("content-length", "set-cookie")})
+        route.fulfill(status=response.status_code, body=response.get_data(), headers=_kept_headers(response))
 
     try:
         context = browser.new_context(locale=locale, viewport=VIEWPORT[orientation])
@@ -159,6 +168,19 @@ def _print(browser, app: Flask, secret: str, path: str, locale: str, layout: dic
     except PlaywrightError:
         log.exception("printing a dashboard failed")
         raise WorkbenchError(503, "pdf_failed", "The PDF could not be printed: try again.") from None
+
+
+def _kept_headers(response) -> dict[str, str]:
+    return {name: value for name, value in response.headers.items()
+            if name.lower() not in ("content-length", "set-cookie")}
+
+
+def _asset(client, path: str) -> tuple[int, bytes, dict[str, str]]:
+    response = client.get(path)
+    answer = (response.status_code, response.get_data(), _kept_headers(response))
+    if response.status_code == 200 and len(_assets) < ASSETS_KEPT:
+        _assets[path] = answer
+    return answer
 
 
 def _card_image(card) -> CardImage:

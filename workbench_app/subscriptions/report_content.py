@@ -16,7 +16,8 @@ effective rights read now (its groups' grants and rules, its attributes, the cat
 public link the link itself. It is computed afresh for every delivery, after the access check: a
 change of rights, of the dashboard or of a question makes the next delivery print anew, and a
 recipient who lost access is refused before any reuse. Two accounts never share a report, even
-with equal rights.
+with equal rights. A delivery run also makes the next subscriptions' reports ahead of their steps
+into this same cache (made_ahead.py), under the same keys and the same rule.
 """
 from __future__ import annotations
 

@@ -98,6 +98,41 @@ def deliver(services: WorkbenchServices, subscription_id: int, due_at: datetime,
     return outcome
 
 
+def prepare(services: WorkbenchServices, subscription_id: int, due_at: datetime) -> None:
+    """Make ahead the reports `deliver` will send by e-mail for `due_at` (workbench_app/subscriptions/
+    made_ahead.py): only into the reuse cache, under their keys read now; nothing is claimed or sent,
+    and `deliver` takes one only where its own key, read at sending time after the recipient's access
+    check, is the same. A recipient already served for `due_at`, or who may not open the dashboard,
+    gets nothing made. Must run in an application context."""
+    row = _row(services, SUBSCRIPTION, subscription_id)
+    if (row is None or row["paused"] or row["target_id"] is None or row["channel"] == "webhook"
+            or row["target_kind"] != "dashboard"):
+        return
+    with services.transaction() as conn:
+        recipients = conn.execute(
+            """select r.user_id from delivery_recipients r
+                where r.subscription_id = %s and r.unsubscribed_at is null
+                  and not exists (select from deliveries d where d.subscription_id = r.subscription_id
+                                     and d.due_at = %s and d.status in ('sent', 'skipped')
+                                     and d.recipient = coalesce((select email from users u
+                                                                  where u.user_id = r.user_id), r.email))
+                order by r.recipient_id""", (subscription_id, due_at)).fetchall()
+    public = False
+    for (user_id,) in recipients:
+        try:
+            if user_id is None:
+                if not public:  # the external recipients' one report
+                    public = True
+                    _public_report(services, row, with_pdf=True)
+                continue
+            with services.transaction() as conn:
+                identity = users.active_identity(conn, user_id)
+            if identity is not None:
+                _report(services, row, Audience(identity))
+        except (_Skip, WorkbenchError):
+            continue  # its delivery finds the same reason and records it
+
+
 def check_alert(services: WorkbenchServices, alert_id: int, due_at: datetime, *, paused_too: bool = False) -> Outcome:
     """Evaluate the alert for `due_at` under its owner's rights; when it fires, send to each recipient
     (an account sees the question's result under its own rights)."""

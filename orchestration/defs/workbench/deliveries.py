@@ -9,13 +9,19 @@ step's metadata in the Dagster UI. A step retried, or a run started twice, sends
 recipient's delivery is claimed in the delivery log before its message goes out.
 
 The run's steps run one after another in the run's own process (the in-process executor): they share
-the printer's headless browser, started once, and the reports made for one delivery that another can
-reuse (same dashboard, filters, theme, recipient and rights: workbench_app/subscriptions/report_content.py).
-A step of its own process would start Python, the workbench and Chromium again for every delivery.
+the printer's headless browsers, started once, one workbench application (its connections, its
+engine; made by the first step, closed after the run's last), and the reports made for one delivery
+that another can reuse (same dashboard, filters, theme, recipient and rights:
+workbench_app/subscriptions/report_content.py). A step of its own process would start Python, the
+workbench and Chromium again for every delivery. While a step sends, the next subscriptions' reports
+are made in two threads beside it (workbench_app/subscriptions/made_ahead.py): two prints at once,
+each delivery still taking its report only under its own key read at sending time, each still a
+step with its own outcome.
 """
 
 import hashlib
 import json
+import threading
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -40,20 +46,55 @@ def workbench_settings(warehouse: Warehouse) -> Settings:
                    server_secret_value=located.server_secret_value, lake_dir=located.lake_dir)
 
 
-@contextmanager
-def _workbench(settings: Settings):
-    """The workbench application for one step (its PDF printing answers its own page), closed after:
-    its connections do not outlive the step."""
-    # Imported here: the workbench is a heavy import that only the delivery steps need.
-    from workbench_app.app import create_app
+class _RunWorkbench:
+    """The workbench application of one run's steps and the reports it makes ahead; closed when the
+    last of the run's steps ends (or with the process: a run is a process of its own)."""
 
-    app = create_app(settings)
+    def __init__(self, settings: Settings, plan: list[list[str]]):
+        # Imported here: the workbench is a heavy import that only the delivery steps need.
+        from workbench_app.app import create_app
+        from workbench_app.subscriptions import sending
+        from workbench_app.subscriptions.made_ahead import MadeAhead
+
+        self.app = create_app(settings)
+        services = self.app.extensions["workbench"]
+        planned = [(kind, int(item_id), datetime.fromisoformat(due_at)) for kind, item_id, due_at in plan]
+        self.ahead = MadeAhead(self.app, planned, lambda item_id, due_at: sending.prepare(services, item_id, due_at))
+        self.steps_left = len(plan)
+
+    def close(self) -> None:
+        try:
+            self.ahead.close()
+        finally:
+            self.app.wsgi_app.close()
+            self.app.extensions["workbench"].close()
+
+
+_runs: dict[str, _RunWorkbench] = {}
+_runs_lock = threading.Lock()
+
+
+@contextmanager
+def _workbench(context: OpExecutionContext, settings: Settings, kind: str, item_id: int):
+    """The run's workbench application, in an application context, for one step (its PDF printing
+    answers its own page); the run's last step closes it."""
+    plan = context.run_config["ops"]["planned_deliveries"]["config"]["deliveries"]
+    with _runs_lock:
+        run = _runs.get(context.run_id)
+        if run is None:
+            run = _runs[context.run_id] = _RunWorkbench(settings, plan)
+    run.ahead.step_started(kind, item_id)
     try:
-        with app.app_context():
-            yield app
+        with run.app.app_context():
+            yield run.app
     finally:
-        app.wsgi_app.close()
-        app.extensions["workbench"].close()
+        with _runs_lock:
+            run.steps_left -= 1
+            last = run.steps_left <= 0
+            if last:
+                del _runs[context.run_id]
+        if last:
+            run.close()
 
 
 @op(out=DynamicOut(str), description="The sendings this run was asked for, one step each.")
@@ -69,7 +110,7 @@ def deliver(context: OpExecutionContext, warehouse: Warehouse, planned: str):
 
     kind, item_id, due_at = planned.split("|")
     send = sending.deliver if kind == "subscription" else sending.check_alert
-    with _workbench(workbench_settings(warehouse)) as app:
+    with _workbench(context, workbench_settings(warehouse), kind, int(item_id)) as app:
         outcome = send(app.extensions["workbench"], int(item_id), datetime.fromisoformat(due_at))
     for line in outcome.lines:
         context.log.info(line)
