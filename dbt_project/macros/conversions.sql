@@ -15,14 +15,29 @@
 {%- endmacro %}
 
 {#- Whether this run recomputes every conversion: a full build, a table without the columns of
-    incremental runs, an empty table, or goals that changed since the table was built. -#}
+    incremental runs, an empty table, or goals that changed since the table was built. On Spark,
+    always: its incremental runs recompute the conversions of the rebuilt days (macros/day_partitions.sql),
+    and read none of the table's own rows. -#}
 {% macro conversions_recompute_all() %}
+    {{ return(adapter.dispatch('conversions_recompute_all')()) }}
+{% endmacro %}
+
+{% macro default__conversions_recompute_all() %}
     {%- if not execute or not is_incremental() -%}
         {{ return(true) }}
     {%- endif -%}
     {%- if not has_columns(this, ['goals_fingerprint', 'built_at']) -%}
         {{ return(true) }}
     {%- endif -%}
+    {{ return(conversions_goals_changed()) }}
+{% endmacro %}
+
+{% macro spark__conversions_recompute_all() %}
+    {{ return(true) }}
+{% endmacro %}
+
+{#- Whether the goals changed since the table was built (or it is empty). -#}
+{% macro conversions_goals_changed() %}
     {%- set decided = run_query(
         "select coalesce((select goals_fingerprint from " ~ this ~ " limit 1)"
         ~ " is distinct from (select goals_fingerprint from " ~ goals_fingerprint() ~ "), true)") -%}

@@ -35,8 +35,9 @@
 {%- endmacro %}
 
 {#- How the incremental models are materialized: incrementally on PostgreSQL. On Spark, the models
-    partitioned by day (`by_day`: the sessionized events' shards) are incremental too, their days
-    replaced with insert_overwrite (day_partitioned_strategy); the others are tables built whole
+    partitioned by day (`by_day`: the sessionized events' shards, int_visits, int_conversions,
+    int_attribution_touches) are incremental too, their days replaced with insert_overwrite
+    (day_partitioned_strategy, macros/day_partitions.sql); the others are tables built whole
     (dbt_project.yml says the same for the folders' defaults). -#}
 {% macro incremental_materialization(by_day=false) -%}
     {{ return(adapter.dispatch('incremental_materialization')(by_day)) }}

@@ -57,7 +57,8 @@
             {'columns': ['visit_end']},
             {'columns': ['received_at']},
         ],
-        post_hook="{{ sessionized_event_reader_indexes() }}",
+        pre_hook="{{ day_partitions_prepare('event_day') }}",
+        post_hook=["{{ sessionized_event_reader_indexes() }}", "{{ day_partitions_done() }}"],
     )
 }}
 
@@ -138,7 +139,7 @@ kept as (
     -- Visits touching the window (one that ended just before it may be extended by a late event).
     select visit_bounds.*
     from visit_bounds
-    where {{ sessionization_kept('visit_bounds', window_start_at, window_end_at) }}
+    where {{ sessionization_kept('visit_bounds', window) }}
 
 ),
 
@@ -225,43 +226,64 @@ select * from final
     a rebuilt day always holds rows, so no stale partition stays. Without new events, no day. -#}
 {% macro spark__sessionization_window(upstream, shard) -%}
     {%- if not (is_incremental() and execute) -%}
-        {{ return(default__sessionization_window(upstream, shard)) }}
+        {%- set window = default__sessionization_window(upstream, shard) -%}
+        {%- do window.update({'days': none}) -%}
+        {{ return(window) }}
     {%- endif -%}
     {{- check_window_supported() -}}
     {%- set timeout = session_timeout() -%}
+    {%- set condition = sessionization_shard_condition('visitor_key', shard) -%}
+    {%- set ranges = [] -%}
+    {#- Days whose events were erased (or are new): the shard holds another count of them than the
+        lake's raw events. -#}
+    {%- for day in run_query(
+            "select cast(coalesce(raw.day, built.day) as string), cast(date_add(coalesce(raw.day, built.day), 1) as string) from"
+            ~ " (select to_date(occurred_at) as day, count(*) as n from " ~ upstream ~ " where " ~ condition ~ " group by 1) as raw"
+            ~ " full outer join (select event_day as day, count(*) as n from " ~ this ~ " group by 1) as built"
+            ~ " on raw.day = built.day where raw.n is distinct from built.n").rows -%}
+        {%- do ranges.append({'first': day[0], 'end': day[1]}) -%}
+    {%- endfor -%}
     {%- set new = run_query("select cast(min(occurred_at) as string), cast(max(occurred_at) as string) from " ~ upstream
-                            ~ " where " ~ sessionization_shard_condition('visitor_key', shard)
+                            ~ " where " ~ condition
                             ~ " and received_at > (select coalesce(max(received_at), "
                             ~ timestamp_constant('-infinity') ~ ") from " ~ this ~ ")").rows[0] -%}
-    {%- if new[0] is none -%}
-        {%- set nothing = timestamp_constant('infinity') -%}
-        {{ return({'start': nothing, 'end': nothing, 'read_from': nothing}) }}
+    {%- if new[0] is not none -%}
+        {%- set first_new = timestamp_constant(new[0]) -%}
+        {%- set last_new = timestamp_constant(new[1]) -%}
+        {%- set days = run_query("select cast(to_date(least(min(visit_start), " ~ first_new ~ ")) as string),"
+                                 ~ " cast(date_add(to_date(greatest(max(visit_end), " ~ last_new ~ ")), 1) as string)"
+                                 ~ " from " ~ this ~ " where visit_end >= " ~ first_new ~ " - " ~ timeout
+                                 ~ " and visit_start <= " ~ last_new ~ " + " ~ timeout).rows[0] -%}
+        {%- do ranges.append({'first': days[0], 'end': days[1]}) -%}
     {%- endif -%}
-    {%- set first_new = timestamp_constant(new[0]) -%}
-    {%- set last_new = timestamp_constant(new[1]) -%}
-    {%- set days = run_query("select cast(date_trunc('DAY', least(min(visit_start), " ~ first_new ~ ")) as string),"
-                             ~ " cast(date_trunc('DAY', greatest(max(visit_end), " ~ last_new ~ ")) + interval 1 day as string)"
-                             ~ " from " ~ this ~ " where visit_end >= " ~ first_new ~ " - " ~ timeout
-                             ~ " and visit_start <= " ~ last_new ~ " + " ~ timeout).rows[0] -%}
-    {%- set start = timestamp_constant(days[0]) -%}
+    {%- set days = day_range_union([ranges]) -%}
+    {%- if not days -%}
+        {%- set nothing = timestamp_constant('infinity') -%}
+        {{ return({'start': nothing, 'end': nothing, 'read_from': nothing, 'days': days}) }}
+    {%- endif -%}
+    {%- set start = timestamp_constant(days[0]['first'] ~ ' 00:00:00Z') -%}
     {%- set read_from = run_query("select cast(least(min(visit_start), " ~ start ~ " - " ~ timeout ~ ") as string) from "
                                   ~ this ~ " where visit_end >= " ~ start ~ " - " ~ timeout).rows[0][0] -%}
-    {{ return({'start': start, 'end': timestamp_constant(days[1]), 'read_from': timestamp_constant(read_from)}) }}
+    {{ return({'start': start, 'end': timestamp_constant(days[-1]['end'] ~ ' 00:00:00Z'),
+               'read_from': timestamp_constant(read_from), 'days': days}) }}
 {%- endmacro %}
 
 {#- The rows a shard's run writes: on PostgreSQL the visits touching the window (one that ended just
     before it may be extended by a late event), replaced by visit (visit_replace); on Spark every
     event of the rebuilt days (their partitions are replaced whole). -#}
-{% macro sessionization_kept(rows, window_start_at, window_end_at) -%}
-    {{ return(adapter.dispatch('sessionization_kept')(rows, window_start_at, window_end_at)) }}
+{% macro sessionization_kept(rows, window) -%}
+    {{ return(adapter.dispatch('sessionization_kept')(rows, window)) }}
 {%- endmacro %}
 
-{% macro default__sessionization_kept(rows, window_start_at, window_end_at) -%}
-    {{ rows }}.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
-      and {{ rows }}.visit_start < {{ window_end_at }}
+{% macro default__sessionization_kept(rows, window) -%}
+    {{ rows }}.visit_end >= {{ window['start'] }} - {{ session_timeout() }}
+      and {{ rows }}.visit_start < {{ window['end'] }}
 {%- endmacro %}
 
-{% macro spark__sessionization_kept(rows, window_start_at, window_end_at) -%}
-    {{ rows }}.occurred_at >= {{ window_start_at }}
-      and {{ rows }}.occurred_at < {{ window_end_at }}
+{% macro spark__sessionization_kept(rows, window) -%}
+    {%- if window['days'] is none -%}
+        {{ default__sessionization_kept(rows, window) }}
+    {%- else -%}
+        {{ spark_on_days(rows ~ '.occurred_at', window['days']) }}
+    {%- endif -%}
 {%- endmacro %}

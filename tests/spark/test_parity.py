@@ -308,19 +308,36 @@ def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build, la
         lake_engine.run("SELECT url FROM pageviews", analyst)
 
 
-# The event shards are partitioned by day on Spark and replaced by day (insert_overwrite).
+# The incremental models are partitioned by day on Spark and replaced by day (insert_overwrite):
+# the event shards by the event's day, visits and conversions by the visit's start day, attribution
+# touches by the conversion's day.
 SHARDS = ["intermediate.int_events_sessionized_shard_0", "intermediate.int_events_sessionized_shard_1"]
-INCREMENTAL = ["int_events_sessionized_shard_0", "int_events_sessionized_shard_1", "int_visits"]
+INCREMENTAL = ["int_events_sessionized_shard_0", "int_events_sessionized_shard_1", "int_visits", "int_conversions",
+               "int_attribution_touches"]
 
 
-def partition_files(spark, table: str) -> dict[str, tuple]:
+def partition_files(spark, table: str, column: str = "event_day") -> dict[str, tuple]:
     """Each day partition folder of a Spark table, with its files' names and modification times."""
     spark.execute(f"describe table extended {table}")
     location = next(value for name, value, _ in spark.fetchall() if name == "Location")
     folder = Path(location.removeprefix("file:"))
     assert folder.is_dir(), f"{table} is not at {location}"
     return {part.name: tuple(sorted((f.name, f.stat().st_mtime_ns) for f in part.iterdir()))
-            for part in folder.iterdir() if part.is_dir() and part.name.startswith("event_day=")}
+            for part in folder.iterdir() if part.is_dir() and part.name.startswith(f"{column}=")}
+
+
+def changed_partitions(before: dict, after: dict) -> set[str]:
+    return {part for part in set(before) | set(after) if before.get(part) != after.get(part)}
+
+
+def run_spark_dbt(cluster, url, target: Path, *select: str) -> None:
+    """`dbt run` of `select` on the cluster, with its own target folder (the project's holds the
+    PostgreSQL manifest that Dagster's definitions read)."""
+    env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
+    done = subprocess.run([dbt_executable(), "run", "--select", *select, "--target-path", str(target),
+                           "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
+                          env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=1800)
+    assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
 
 
 def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build, tmp_path):
@@ -334,6 +351,7 @@ def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
         spark = conn.cursor()
         before = {table: partition_files(spark, table) for table in SHARDS}
+        visits_before = partition_files(spark, "intermediate.int_visits", "visit_day")
     assert any(before.values()), f"the shards have no day partitions: {before}"
 
     with psycopg.connect(url, autocommit=True) as db:
@@ -356,27 +374,85 @@ def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build
         writer.export_raw_day(day)
 
     run_dbt(url, "run", "--select", *INCREMENTAL)
-    env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
-    # Its own target folder: the project's holds the PostgreSQL manifest that Dagster's definitions read.
-    done = subprocess.run([dbt_executable(), "run", "--select", *INCREMENTAL, "--target-path", str(tmp_path),
-                           "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
-                          env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=1200)
-    assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
+    run_spark_dbt(cluster, url, tmp_path, *INCREMENTAL)
 
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
         spark = conn.cursor()
         after = {table: partition_files(spark, table) for table in SHARDS}
-    changed = {table: {part for part in set(before[table]) | set(after[table])
-                       if before[table].get(part) != after[table].get(part)} for table in SHARDS}
+        visits_after = partition_files(spark, "intermediate.int_visits", "visit_day")
+    changed = {table: changed_partitions(before[table], after[table]) for table in SHARDS}
     assert all(parts <= visit_days for parts in changed.values()), changed
     assert any(f"event_day={day}" in parts for parts in changed.values()), changed
     assert any(set(before[table]) - visit_days for table in SHARDS), "no other day to stay unchanged"
+    # Visits by their start day: only the day of Carol's visits is written again.
+    visit_start_days = {part.replace("event_day=", "visit_day=") for part in visit_days}
+    assert changed_partitions(visits_before, visits_after) <= visit_start_days
+    assert set(visits_before) - visit_start_days, "no other day of visits to stay unchanged"
 
     with psycopg.connect(url) as db:
         assert db.execute("select count(*) from intermediate.int_visits where visit_start >= %s and visit_start <= %s",
                           (first, last)).fetchone()[0] == 1
     # A new Thrift session: one opened before the run may keep the tables' old file listings.
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
-        for model in ["intermediate.int_events_sessionized", "intermediate.int_visits", "marts.fct_events",
-                      "marts.fct_pageviews"]:
+        for model in ["intermediate.int_events_sessionized", "intermediate.int_visits", "intermediate.int_conversions",
+                      "intermediate.int_attribution_touches", "marts.fct_events", "marts.fct_pageviews"]:
+            compare(spark_build, conn.cursor(), model, MODELS[model])
+
+
+def test_an_incremental_run_after_an_erasure_and_a_rule_change_equals_postgresql(spark_build, tmp_path):
+    """Bob is erased (from PostgreSQL, then from the lake's files), a channel rule is renamed and Alice
+    buys again, late, on the day of her first visit: an incremental run of every model on both engines
+    builds the same tables and marts. On Spark, Bob's day (his only event) loses its partitions in the
+    shards and in int_visits, and the run writes no other day of visits than Alice's and Bob's. (After
+    the late event's test: it goes on from that build.)"""
+    from pipelines.maintenance.privacy import Subject, erase_everywhere
+    from tests.pipeline.conftest import ALICE_COOKIE, ALICE_USER, BOB_COOKIE, insert_event, run_dbt
+
+    url, cluster, settings = spark_build["url"], spark_build["cluster"], spark_build["settings"]
+    with psycopg.connect(url, autocommit=True) as db:
+        site_id, bob_at = db.execute("select site_id, min(occurred_at) from raw.events where visitor_id = %s group by 1",
+                                     (BOB_COOKIE,)).fetchone()
+        alice_first = db.execute("select min(occurred_at) from raw.events where visitor_id = %s",
+                                 (ALICE_COOKIE,)).fetchone()[0]
+        bob_day = bob_at.astimezone(timezone.utc).date()
+        # Bob's event is alone on its day (but when the late event's test ran after 23:40 UTC).
+        bob_alone = not db.execute("select count(*) from raw.events where (occurred_at at time zone 'UTC')::date = %s"
+                                   " and visitor_id is distinct from %s", (bob_day, BOB_COOKIE)).fetchone()[0]
+        renamed = db.execute("update collect.channel_rules set channel = channel || ' (renamed)'"
+                             " where site_id = %s and channel in (select channel from intermediate.int_traffic_source_channels)"
+                             " returning channel", (site_id,)).fetchall()
+        assert renamed, "no rule in use to rename"
+        late = alice_first + timedelta(minutes=1)
+        insert_event(db, site_id, late, name="purchase", visitor=ALICE_COOKIE, user_id=ALICE_USER, path="/checkout/done",
+                     items=[{"id": "SKU-9", "name": "Socks", "price": 5, "quantity": 1}], transaction_id="T-200",
+                     revenue=5, currency="EUR", props={"transaction_id": "T-200", "value": 5, "currency": "EUR"},
+                     received_at=datetime.now(timezone.utc))
+    with psycopg.connect(url, autocommit=True) as db:
+        deleted, _ = erase_everywhere(db, settings, Subject(str(site_id), (), (BOB_COOKIE,)))
+    assert deleted["raw.events"] == 1
+    with LakeWriter(settings, url).open() as writer:
+        writer.export_raw_day(late.astimezone(timezone.utc).date())
+        writer.export_sources()
+
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        spark = conn.cursor()
+        before = {table: partition_files(spark, table) for table in SHARDS}
+        visits_before = partition_files(spark, "intermediate.int_visits", "visit_day")
+    assert f"visit_day={bob_day}" in visits_before
+
+    run_dbt(url, "run")
+    run_spark_dbt(cluster, url, tmp_path, "path:models")
+
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        spark = conn.cursor()
+        after = {table: partition_files(spark, table) for table in SHARDS}
+        visits_after = partition_files(spark, "intermediate.int_visits", "visit_day")
+    if bob_alone:
+        assert not any(f"event_day={bob_day}" in parts for parts in after.values()), after
+        assert f"visit_day={bob_day}" not in visits_after
+        # Only the days of Alice's late purchase and of Bob's visit are written.
+        alice_day = f"visit_day={alice_first.astimezone(timezone.utc).date()}"
+        assert changed_partitions(visits_before, visits_after) <= {alice_day, f"visit_day={bob_day}"}
+    with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
+        for model in [name for name in MODELS if not name.startswith("analytics.")]:
             compare(spark_build, conn.cursor(), model, MODELS[model])

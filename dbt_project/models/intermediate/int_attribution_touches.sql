@@ -1,6 +1,10 @@
 {{
     config(
-        incremental_strategy='touch_replace',
+        materialized=incremental_materialization(by_day=true),
+        incremental_strategy=day_partitioned_strategy('touch_replace'),
+        partition_by=day_partition_by('conversion_day'),
+        pre_hook="{{ day_partitions_prepare('conversion_day') }}",
+        post_hook="{{ day_partitions_done() }}",
         indexes=[
             {'columns': ['conversion_id']},
             {'columns': ['built_at']},
@@ -18,7 +22,7 @@
     touch_replace deletes their old touches and those of conversions that are gone. -#}
 
 {% set lookback = days_interval(var('attribution_lookback_days') | int) %}
-{% set incremental_run = is_incremental() and has_columns(this, ['built_at']) %}
+{% set incremental_run = reads_own_rows() and has_columns(this, ['built_at']) %}
 
 with
 
@@ -61,7 +65,7 @@ conversions as (
 
 conversions as (
 
-    select * from {{ ref('int_conversions') }}
+    select * from {{ ref('int_conversions') }}{{ rebuilt_days_filter('converted_at') }}
 
 ),
 
@@ -110,7 +114,7 @@ final as (
         row_number() over conversion_touches as touch_number,
         count(*) over (partition by touches.conversion_id) as touch_count,
         {{ days_between('touches.visit_start', 'touches.converted_at') }} as days_before_conversion,
-        now() as built_at
+        now() as built_at{{ day_partition_column('touches.converted_at', 'conversion_day') }}
     from touches
     window conversion_touches as (partition by touches.conversion_id order by touches.visit_start, touches.visit_id)
 

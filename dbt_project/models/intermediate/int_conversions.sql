@@ -1,7 +1,11 @@
 -- depends_on: {{ ref('int_visits') }}
 {{
     config(
-        incremental_strategy='conversion_replace',
+        materialized=incremental_materialization(by_day=true),
+        incremental_strategy=day_partitioned_strategy('conversion_replace'),
+        partition_by=day_partition_by('visit_day'),
+        pre_hook="{{ day_partitions_prepare('visit_day') }}",
+        post_hook="{{ day_partitions_done() }}",
         indexes=[
             {'columns': ['conversion_id'], 'unique': True},
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
@@ -24,7 +28,9 @@
 {% set recompute_all = conversions_recompute_all() %}
 {#- Every event is read where it is used, not through a CTE: read three times, a CTE would be
     materialized, a copy of the whole table. The events of the visits in scope are few. -#}
-{% set scoped_events = ref('int_events_sessionized') if recompute_all else 'scoped_events' %}
+{% set scoped_events = events_of_rebuilt_days(ref('int_events_sessionized')) if recompute_all else 'scoped_events' %}
+{#- Purchases are counted once per transaction, at its first event: looked up among every event. -#}
+{% set purchase_events = ref('int_events_sessionized') if recompute_all else 'scoped_events' %}
 
 with
 
@@ -136,7 +142,7 @@ purchase_candidates as (
         events.transaction_id,
         events.revenue as conversion_value,
         coalesce(events.currency, sites.default_currency) as currency
-    from {{ scoped_events }} as events
+    from {{ purchase_events }} as events
     join sites using (site_id)
     where events.event_name = 'purchase'
     {{ distinct_on_end(purchase_key, 'events.occurred_at, events.event_id') }}
@@ -169,12 +175,13 @@ final as (
     select
         conversions.*,
         (select goals_fingerprint from {{ goals_fingerprint() }}) as goals_fingerprint,
-        now() as built_at
+        now() as built_at{{ day_partition_column('conversions.visit_start', 'visit_day') }}
     from (
         select * from goal_conversions
         union all
         select * from purchases
     ) as conversions
+    {{- rebuilt_days_filter('conversions.visit_start') }}
 
 )
 

@@ -1,8 +1,11 @@
 {{
     config(
-        materialized=incremental_materialization(),
+        materialized=incremental_materialization(by_day=true),
         tags=['partitioned'],
-        incremental_strategy='visit_replace',
+        incremental_strategy=day_partitioned_strategy('visit_replace'),
+        partition_by=day_partition_by('visit_day'),
+        pre_hook="{{ day_partitions_prepare('visit_day') }}",
+        post_hook="{{ day_partitions_done() }}",
         on_schema_change='append_new_columns',
         indexes=[
             {'columns': ['site_id', 'visitor_key', 'visit_start']},
@@ -23,8 +26,7 @@
 {#- The window's bounds as constants in the query (see macros/incremental_window.sql). -#}
 {% set events_received = [] %}
 {% for shard in shards %}{% do events_received.append('select occurred_at, received_at from ' ~ shard) %}{% endfor %}
-{% set window_start_at = window_start('(' ~ events_received | join(' union all ') ~ ') as events', 'last_received_at') %}
-{% set window_end_at = window_end() %}
+{% set window = visits_window('(' ~ events_received | join(' union all ') ~ ') as events') %}
 
 with
 
@@ -62,8 +64,7 @@ events_{{ loop.index0 }} as (
         events.language,
         events.revenue
     from {{ shard }} as events
-    where events.visit_end >= {{ window_start_at }} - {{ session_timeout() }}
-      and events.visit_start < {{ window_end_at }}
+    where {{ visits_in_window('events', window) }}
 
 ),
 
@@ -150,7 +151,7 @@ final as (
         visits.purchase_revenue,
         visits.last_received_at,
         -- The models downstream (conversions, attribution touches) redo the visits built since their last run.
-        now() as built_at
+        now() as built_at{{ day_partition_column('visits.visit_start', 'visit_day') }}
     from visits
 
 )

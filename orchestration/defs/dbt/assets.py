@@ -30,9 +30,10 @@ def analytics_dbt_incremental_models(context: AssetExecutionContext, dbt: DbtCli
     vars_ = dbt_window_vars(window.start, window.end,
                             new_events_only=context.run.tags.get(NEW_EVENTS_TAG) == NEW_EVENTS)
     if getattr(getattr(dbt, "warehouse", None), "engine", "postgres") == "spark":
-        # Spark builds every model whole (docs/data-engineer/spark.md): a window is not a Spark run's.
+        # Spark's incremental runs rebuild the day partitions of the events received or erased since
+        # the last run (docs/data-engineer/spark.md): a window is not a Spark run's.
         vars_ = {}
-        context.log.info("dbt on Spark: every model built whole")
+        context.log.info("dbt on Spark: the days of the events received or erased since the last run")
     else:
         context.log.info(f"dbt window: {vars_ or 'events received since the last run'}")
     yield from dbt.cli([*BUILD, *dbt_vars_args(vars_)], context=context).stream()

@@ -1,0 +1,257 @@
+{#- Day partitions on Spark: the incremental models (the sessionized events' shards, int_visits,
+    int_conversions, int_attribution_touches) are partitioned by a day and an incremental run
+    replaces the days it rebuilds (insert_overwrite, dynamic: the days the new rows hold).
+
+    Which days a run rebuilds is decided before its query, as a range of days [first, end):
+      - the shards: the days of the events received since the last run and of the visits they may
+        change, and the days whose events were erased (spark__sessionization_window);
+      - int_visits (by the visit's start day): the start days of every visit, old or new, that has an
+        event on a day the shards rebuilt since int_visits' last run;
+      - int_conversions (by the visit's start day): the days int_visits rebuilt since its last run, or
+        every day when the goals changed;
+      - int_attribution_touches (by the conversion's day): the days int_conversions and int_visits
+        rebuilt since its last run, to attribution_lookback_days (and two days for the converting
+        visit's length) after them.
+    Each run records the range it rebuilds in `day_partition_rebuilds` (a small table beside the
+    models, Spark only), and a "done" row once its rows are written: a model reads the ranges its
+    upstream models recorded since its own last "done", so a run that failed is redone whole by the
+    next. Before writing, the run drops the range's partitions (pre-hook): a day left without rows (a
+    visit merged into the previous day's, a person erased) then keeps none, where a dynamic overwrite
+    would leave its old files. A full build records "every day".
+
+    The days are a list of ranges {'first': 'YYYY-MM-DD', 'end': 'YYYY-MM-DD'} (end excluded), empty
+    for no day, or `none` for every day. PostgreSQL has none of this: its strategies replace by visit
+    and conversion (macros/incremental_strategies.sql). -#}
+
+{% macro day_rebuilds_relation() -%}
+    {{ return(this.schema ~ '.day_partition_rebuilds') }}
+{%- endmacro %}
+
+{% macro ensure_day_rebuilds() -%}
+    {%- do run_query("create table if not exists " ~ day_rebuilds_relation() ~ " (model string, first_day string,"
+                     ~ " end_day string, all_days boolean, done boolean, logged_at timestamp) using parquet") -%}
+{%- endmacro %}
+
+{#- The union of lists of day ranges (none among them: every day), as sorted ranges that neither
+    overlap nor touch. -#}
+{% macro day_range_union(lists) -%}
+    {%- set ranges = [] -%}
+    {%- for list in lists -%}
+        {%- if list is none -%}{{ return(none) }}{%- endif -%}
+        {%- for range in list if range['first'] is not none -%}{%- do ranges.append(range) -%}{%- endfor -%}
+    {%- endfor -%}
+    {%- set merged = [] -%}
+    {%- for range in ranges | sort(attribute='first') -%}
+        {%- if merged and range['first'] <= merged[-1]['end'] -%}
+            {%- do merged[-1].update({'end': [merged[-1]['end'], range['end']] | max}) -%}
+        {%- else -%}
+            {%- do merged.append({'first': range['first'], 'end': range['end']}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(merged) }}
+{%- endmacro %}
+
+{#- The days the models `upstream` (names) rebuilt since this model's last completed run. -#}
+{% macro days_rebuilt_upstream(upstream) -%}
+    {%- set log = day_rebuilds_relation() -%}
+    {%- do ensure_day_rebuilds() -%}
+    {%- set names = "'" ~ upstream | join("', '") ~ "'" -%}
+    {%- set rows = run_query(
+        "select all_days, first_day, end_day from " ~ log
+        ~ " where not done and model in (" ~ names ~ ") and logged_at > (select coalesce(max(logged_at), "
+        ~ timestamp_constant('-infinity') ~ ") from " ~ log ~ " where done and model = '" ~ this.identifier ~ "')").rows -%}
+    {%- set ranges = [] -%}
+    {%- for row in rows -%}
+        {%- if row[0] -%}{{ return(none) }}{%- endif -%}
+        {%- do ranges.append({'first': row[1], 'end': row[2]}) -%}
+    {%- endfor -%}
+    {{ return(day_range_union([ranges])) }}
+{%- endmacro %}
+
+{#- The days this run of a day-partitioned model rebuilds, on Spark (see above); none on a full build. -#}
+{% macro rebuilt_days() -%}
+    {%- if not (execute and is_incremental()) -%}{{ return(none) }}{%- endif -%}
+    {{ return(adapter.dispatch('rebuilt_days')(this.identifier)) }}
+{%- endmacro %}
+
+{% macro default__rebuilt_days(model) -%}
+    {{ return(none) }}
+{%- endmacro %}
+
+{% macro spark__rebuilt_days(model) -%}
+    {%- if model.startswith('int_events_sessionized_shard_') -%}
+        {{ return(spark__sessionization_window(ref('stg_raw__events'), model.split('_')[-1] | int)['days']) }}
+    {%- elif model == 'int_visits' -%}
+        {%- set events = days_rebuilt_upstream(sessionization_shards() | map(attribute='model') | list) -%}
+        {%- if events is none -%}{{ return(none) }}{%- endif -%}
+        {%- set visits = [] -%}
+        {#- Every visit with an event on a rebuilt day, as the shards hold it now and as int_visits had
+            it. The shards are read directly, as int_visits reads them. -#}
+        {%- for range in events -%}
+            {%- set first = "to_date('" ~ range['first'] ~ "')" -%}
+            {%- set end = "to_date('" ~ range['end'] ~ "')" -%}
+            {%- set shard_days = [] -%}
+            {%- for shard in sessionized_event_shards() -%}
+                {%- do shard_days.append("select to_date(visit_start) as day from " ~ shard
+                                         ~ " where event_day >= " ~ first ~ " and event_day < " ~ end) -%}
+            {%- endfor -%}
+            {%- set row = run_query(
+                "select cast(min(day) as string), cast(date_add(max(day), 1) as string) from ("
+                ~ shard_days | join(' union all ')
+                ~ " union all select to_date(visit_start) from " ~ this
+                ~ " where visit_end >= cast(" ~ first ~ " as timestamp) and visit_start < cast(" ~ end ~ " as timestamp))").rows[0] -%}
+            {%- do visits.append({'first': row[0], 'end': row[1]}) -%}
+        {%- endfor -%}
+        {{ return(day_range_union([visits])) }}
+    {%- elif model == 'int_conversions' -%}
+        {%- if conversions_goals_changed() -%}{{ return(none) }}{%- endif -%}
+        {{ return(days_rebuilt_upstream(['int_visits'])) }}
+    {%- elif model == 'int_attribution_touches' -%}
+        {%- set visits = days_rebuilt_upstream(['int_visits', 'int_conversions']) -%}
+        {%- if visits is none -%}{{ return(none) }}{%- endif -%}
+        {%- set reach = (var('attribution_lookback_days') | int) + 2 -%}
+        {%- set conversions = [] -%}
+        {%- for range in visits -%}
+            {%- set end = run_query("select cast(date_add(to_date('" ~ range['end'] ~ "'), " ~ reach ~ ") as string)").rows[0][0] -%}
+            {%- do conversions.append({'first': range['first'], 'end': end}) -%}
+        {%- endfor -%}
+        {{ return(day_range_union([conversions])) }}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error("no day partitions for " ~ model) }}
+{%- endmacro %}
+
+{#- Whether `column` (a timestamp) falls on one of the days `days` (none: every day). -#}
+{% macro spark_on_days(column, days) -%}
+    {%- if days is none -%}
+        true
+    {%- elif not days -%}
+        false
+    {%- else -%}
+        ({% for range in days %}{{ ' or ' if not loop.first }}({{ column }} >= timestamp'{{ range["first"] }} 00:00:00Z' and {{ column }} < timestamp'{{ range["end"] }} 00:00:00Z'){% endfor %})
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `where` the rows of `column` (a timestamp) fall in this run's rebuilt days, on Spark's incremental
+    runs; nothing otherwise. -#}
+{% macro rebuilt_days_filter(column, keyword='where') -%}
+    {{ return(adapter.dispatch('rebuilt_days_filter')(column, keyword)) }}
+{%- endmacro %}
+
+{% macro default__rebuilt_days_filter(column, keyword) -%}
+{%- endmacro %}
+
+{% macro spark__rebuilt_days_filter(column, keyword) -%}
+    {%- set days = rebuilt_days() -%}
+    {%- if days is not none %}
+    {{ keyword }} {{ spark_on_days(column, days) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Pre-hook of a day-partitioned model on Spark: records the days this run rebuilds and drops their
+    partitions (see above). Renders no SQL. -#}
+{% macro day_partitions_prepare(column) -%}
+    {{ return(adapter.dispatch('day_partitions_prepare')(column)) }}
+{%- endmacro %}
+
+{% macro default__day_partitions_prepare(column) -%}
+{%- endmacro %}
+
+{% macro spark__day_partitions_prepare(column) -%}
+    {%- if execute -%}
+        {%- set log = day_rebuilds_relation() -%}
+        {%- do ensure_day_rebuilds() -%}
+        {%- set days = rebuilt_days() -%}
+        {%- set rows = ["('" ~ this.identifier ~ "', null, null, true, false, current_timestamp())"] if days is none else [] -%}
+        {%- for range in days or [] -%}
+            {%- do rows.append("('" ~ this.identifier ~ "', '" ~ range['first'] ~ "', '" ~ range['end'] ~ "', false, false, current_timestamp())") -%}
+        {%- endfor -%}
+        {%- if rows -%}
+            {%- do run_query("insert into " ~ log ~ " values " ~ rows | join(', ')) -%}
+        {%- endif -%}
+        {%- if is_incremental() and rows -%}
+            {%- set dropped = [] -%}
+            {%- for partition in run_query("show partitions " ~ this).columns[0].values() -%}
+                {%- set day = partition.split('=')[1] -%}
+                {%- if days is none or days | selectattr('first', 'le', day) | selectattr('end', 'gt', day) | list -%}
+                    {%- do dropped.append("partition (" ~ column ~ " = '" ~ day ~ "')") -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- if dropped -%}
+                {%- do run_query("alter table " ~ this ~ " drop if exists " ~ dropped | join(', ')) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Post-hook: the run's rows are written; the ranges upstream recorded until now are taken. -#}
+{% macro day_partitions_done() -%}
+    {{ return(adapter.dispatch('day_partitions_done')()) }}
+{%- endmacro %}
+
+{% macro default__day_partitions_done() -%}
+{%- endmacro %}
+
+{% macro spark__day_partitions_done() -%}
+    {%- if execute -%}
+        {%- do run_query("insert into " ~ day_rebuilds_relation() ~ " values ('" ~ this.identifier
+                         ~ "', null, null, false, true, current_timestamp())") -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The window of int_visits: on PostgreSQL the bounds of macros/incremental_window.sql (from the
+    events received after the table's latest last_received_at), the visits touching them rebuilt
+    (visit_replace); on Spark the visits starting on the rebuilt days, every one of them. -#}
+{% macro visits_window(events_received) -%}
+    {{ return(adapter.dispatch('visits_window')(events_received)) }}
+{%- endmacro %}
+
+{% macro default__visits_window(events_received) -%}
+    {{ return({'start': window_start(events_received, 'last_received_at'), 'end': window_end()}) }}
+{%- endmacro %}
+
+{% macro spark__visits_window(events_received) -%}
+    {{- check_window_supported() -}}
+    {{ return({'days': rebuilt_days()}) }}
+{%- endmacro %}
+
+{% macro visits_in_window(events, window) -%}
+    {{ return(adapter.dispatch('visits_in_window')(events, window)) }}
+{%- endmacro %}
+
+{% macro default__visits_in_window(events, window) -%}
+    {{ events }}.visit_end >= {{ window['start'] }} - {{ session_timeout() }}
+      and {{ events }}.visit_start < {{ window['end'] }}
+{%- endmacro %}
+
+{% macro spark__visits_in_window(events, window) -%}
+    {{ spark_on_days(events ~ '.visit_start', window['days']) }}
+{%- endmacro %}
+
+{#- `relation`'s events of the visits starting on the rebuilt days (Spark's incremental runs), or
+    `relation` itself. -#}
+{% macro events_of_rebuilt_days(relation) -%}
+    {{ return(adapter.dispatch('events_of_rebuilt_days')(relation)) }}
+{%- endmacro %}
+
+{% macro default__events_of_rebuilt_days(relation) -%}
+    {{ return(relation) }}
+{%- endmacro %}
+
+{% macro spark__events_of_rebuilt_days(relation) -%}
+    {%- set condition = rebuilt_days_filter('visit_start') | trim -%}
+    {{ return('(select * from ' ~ relation ~ ' ' ~ condition ~ ')' if condition else relation) }}
+{%- endmacro %}
+
+{#- Whether an incremental model reads its own rows to decide what it replaces (PostgreSQL's
+    strategies); on Spark it rebuilds whole days instead (above). -#}
+{% macro reads_own_rows() -%}
+    {{ return(adapter.dispatch('reads_own_rows')()) }}
+{%- endmacro %}
+
+{% macro default__reads_own_rows() -%}
+    {{ return(is_incremental()) }}
+{%- endmacro %}
+
+{% macro spark__reads_own_rows() -%}
+    {{ return(false) }}
+{%- endmacro %}
