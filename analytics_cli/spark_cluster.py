@@ -222,8 +222,9 @@ class SparkProcess:
     ready: Callable[[], bool]
     detail: str
     port_variable: str | None = None
-    # Started only once this holds: the Thrift server's application registers with the master after
-    # the workers joined (before, the master warns that no worker can run it).
+    # Started only once this holds: a worker after its local master listens (before, it warns that it
+    # failed to connect, then retries); the Thrift server's application registers with the master
+    # after the workers joined (before, the master warns that no worker can run it).
     start_after: Callable[[], bool] | None = None
 
 
@@ -233,13 +234,16 @@ def spark_children(settings: Settings) -> list[SparkProcess]:
     spark_class, spark_submit = str(home / "bin" / "spark-class"), str(home / "bin" / "spark-submit")
     host, master = settings.bind_host, settings.spark_master
     children = []
+    # A remote master is not waited for: its workers retry until it answers, as Spark's own do.
+    master_listens = None
     if settings.spark_master_url is None:
+        master_listens = lambda: port_answers(host, settings.spark_master_port)  # noqa: E731
         children.append(SparkProcess(
             "spark-master",
             [spark_class, "org.apache.spark.deploy.master.Master", "--host", host,
              "--port", str(settings.spark_master_port), "--webui-port", str(settings.spark_master_ui_port)],
             master, port_variable="ANALYTICS_SPARK_MASTER_PORT",
-            ready=lambda: port_answers(host, settings.spark_master_port),
+            ready=master_listens,
             detail=f"{master} (status {master_ui_url(settings)})"))
     for number in range(settings.spark_workers):
         children.append(SparkProcess(
@@ -250,6 +254,7 @@ def spark_children(settings: Settings) -> list[SparkProcess]:
             None,
             # Workers are alike: the n-th is ready when the master counts n of them.
             ready=lambda count=number + 1: alive_workers(settings) >= count,
+            start_after=master_listens,
             detail=f"{settings.spark_worker_cores} core, {settings.spark_worker_memory}, joined {master}"))
     children.append(SparkProcess(
         "spark-thrift",
