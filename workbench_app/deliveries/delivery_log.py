@@ -54,6 +54,13 @@ def claim(conn: psycopg.Connection, *, recipient: str, due_at: datetime, subscri
     return Claim(row[0], row[1]) if row else None
 
 
+def served(conn: psycopg.Connection, *, subscription_id: int, due_at: datetime) -> set[str]:
+    """The recipients this firing of the subscription is done for (sent, or skipped for a reason)."""
+    rows = conn.execute("""select recipient from deliveries where subscription_id = %s and due_at = %s
+                              and status in ('sent', 'skipped')""", (subscription_id, due_at)).fetchall()
+    return {recipient for (recipient,) in rows}
+
+
 def finish(conn: psycopg.Connection, claim_: Claim, status: str, *, error_code: str | None = None,
            error_message: str | None = None) -> None:
     """Record how the claimed delivery ended (sent, failed or skipped, with the reason)."""

@@ -109,16 +109,11 @@ def prepare(services: WorkbenchServices, subscription_id: int, due_at: datetime)
             or row["target_kind"] != "dashboard"):
         return
     with services.transaction() as conn:
-        recipients = conn.execute(
-            """select r.user_id from delivery_recipients r
-                where r.subscription_id = %s and r.unsubscribed_at is null
-                  and not exists (select from deliveries d where d.subscription_id = r.subscription_id
-                                     and d.due_at = %s and d.status in ('sent', 'skipped')
-                                     and d.recipient = coalesce((select email from users u
-                                                                  where u.user_id = r.user_id), r.email))
-                order by r.recipient_id""", (subscription_id, due_at)).fetchall()
+        served = delivery_log.served(conn, subscription_id=subscription_id, due_at=due_at)
+        recipients = [(user_id, address) for _, user_id, address in _recipients(conn, SUBSCRIPTION, subscription_id)
+                      if address not in served]
     public = False
-    for (user_id,) in recipients:
+    for user_id, _ in recipients:
         try:
             if user_id is None:
                 if not public:  # the external recipients' one report
@@ -179,11 +174,7 @@ def _to_recipients(services: WorkbenchServices, kind: Kind, row: dict[str, Any],
     settings = services.settings
     with services.transaction() as conn:
         server = mail_settings.mail_server(conn, settings)
-        recipients = conn.execute(
-            f"""select r.recipient_id, r.user_id, coalesce(u.email, r.email) as email
-                  from delivery_recipients r left join users u using (user_id)
-                 where r.{kind.key} = %s and r.unsubscribed_at is null order by r.recipient_id""",
-            (row[kind.key],)).fetchall()
+        recipients = _recipients(conn, kind, row[kind.key])
     lost: list[str] = []
     public: list[Report] = []  # the external recipients' one report, computed once
     for recipient_id, user_id, address in recipients:
@@ -212,6 +203,15 @@ def _to_recipients(services: WorkbenchServices, kind: Kind, row: dict[str, Any],
         _claimed(services, kind, row, address, due_at, outcome, send)
     if lost:
         _tell_owner(services, kind, row, due_at, lost)
+
+
+def _recipients(conn, kind: Kind, item_id: int) -> list[tuple[int, int | None, str]]:
+    """(recipient id, account or None, address) of each recipient still subscribed, in their order."""
+    return conn.execute(
+        f"""select r.recipient_id, r.user_id, coalesce(u.email, r.email) as email
+              from delivery_recipients r left join users u using (user_id)
+             where r.{kind.key} = %s and r.unsubscribed_at is null order by r.recipient_id""",
+        (item_id,)).fetchall()
 
 
 def _account_report(services: WorkbenchServices, kind: Kind, row: dict[str, Any], user_id: int, address: str,
