@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psutil  # noqa: E402
 import psycopg  # noqa: E402
+import requests  # noqa: E402
 
 from analytics_cli.spark_cluster import prepare_spark_dir, spark_children, spark_environment  # noqa: E402
 from bench.pipeline import DbtBuilds, load, shop_database, synthetic_events  # noqa: E402
@@ -106,7 +107,7 @@ class Cluster:
         self.settings = dataclasses.replace(
             Settings(home=home, server_secret_value=SECRET), engine="spark", spark_workers=workers,
             spark_worker_cores=1, spark_worker_memory=memory, spark_master_port=free_port(),
-            spark_master_ui_port=free_port(), spark_thrift_port=free_port())
+            spark_master_ui_port=free_port(), spark_thrift_port=free_port(), spark_thrift_ui_port=free_port())
         self.processes: dict[str, subprocess.Popen] = {}
 
     def __enter__(self) -> "Cluster":
@@ -139,6 +140,36 @@ class Cluster:
                 process.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, 9)
+
+
+class ExecutorTime:
+    """The executors' task time and CPU time of a build, from the Thrift server's Spark UI (its REST
+    API): the work more workers divide, apart from the driver's planning and dbt's round trips.
+    Task time per executor shows how the work was shared; CPU time is less inflated than wall time
+    when other processes compete for the cores."""
+
+    def __init__(self, settings: Settings):
+        self.api = f"http://{settings.bind_host}:{settings.spark_thrift_ui_port}/api/v1/applications"
+
+    def _read(self) -> tuple[dict[str, float], float]:
+        app = requests.get(self.api, timeout=10).json()[0]["id"]
+        executors = requests.get(f"{self.api}/{app}/allexecutors", timeout=10).json()
+        stages = requests.get(f"{self.api}/{app}/stages", timeout=30).json()
+        tasks = {e["id"]: e["totalDuration"] / 1000 for e in executors if e["id"] != "driver"}
+        return tasks, sum(stage.get("executorCpuTime", 0) for stage in stages) / 1e9
+
+    def __enter__(self) -> "ExecutorTime":
+        self.tasks_before, self.cpu_before = self._read()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        tasks, cpu = self._read()
+        self.tasks = {executor: seconds - self.tasks_before.get(executor, 0) for executor, seconds in tasks.items()}
+        self.cpu = cpu - self.cpu_before
+
+    def line(self) -> str:
+        shares = ", ".join(f"executor {executor} {seconds:.0f} s" for executor, seconds in sorted(self.tasks.items()))
+        return f"task time {sum(self.tasks.values()):.0f} s ({shares}); executors' CPU {self.cpu:.0f} s"
 
 
 def spark_build(url: str, cluster: Cluster, lake: Path, target: Path, *args: str) -> float:
@@ -208,14 +239,18 @@ def main() -> None:
                 with Cluster(root / f"spark-{workers}", workers, args.memory) as cluster:
                     parents = {name: process.pid for name, process in cluster.processes.items()}
                     with JvmPeaks(parents) as peaks:
-                        full = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
+                        with ExecutorTime(cluster.settings) as work:
+                            full = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
                         full_by_workers[workers] = full
                         cores = workers
-                        print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core")
+                        print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core;"
+                              f" {work.line()}")
                         export(settings, url, [history_end.date()])
-                        incremental = spark_build(url, cluster, lake, root / f"spark-target-{workers}",
-                                                  "--exclude", "config.materialized:view")
-                print(f"   incremental day {incremental:7.1f} s  (the new day's partitions; marts whole: {day:,} new events)")
+                        with ExecutorTime(cluster.settings) as work:
+                            incremental = spark_build(url, cluster, lake, root / f"spark-target-{workers}",
+                                                      "--exclude", "config.materialized:view")
+                print(f"   incremental day {incremental:7.1f} s  (the new day's partitions; marts whole: {day:,} new events);"
+                      f" {work.line()}")
                 for role, peak in sorted(peaks.peaks.items()):
                     print(f"   peak RSS {role:<28} {peak / 2**20:7.0f} MiB")
             if 1 in full_by_workers and 2 in full_by_workers:

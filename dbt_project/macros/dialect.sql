@@ -122,8 +122,12 @@
 {%- endmacro %}
 
 {#- Aggregates over a visit's events in time order (occurred_at, then event_id): the value of the
-    first event (among those `where` keeps; null when it is null), and the values of all as an array
-    (with the first and last elements read by first_element and last_element). -#}
+    first event (among those `where` keeps; null when it is null), and an array whose first and last
+    elements (read by first_element and last_element) are the values of the first and the last.
+    On PostgreSQL the array holds every value (one ordered array_agg reads the visit's events once);
+    on Spark min_by and max_by, which keep one value each and so aggregate before the shuffle: an
+    array of every value (collect_list) would carry each event through the shuffle, several times
+    over (one copy per aggregate), and sort it again per visit. -#}
 {% macro first_in_time(column, where=none) -%}
     {{ return(adapter.dispatch('first_in_time')(column, where)) }}
 {%- endmacro %}
@@ -133,19 +137,20 @@
 {%- endmacro %}
 
 {% macro spark__first_in_time(column, where) -%}
-    try_element_at(array_sort(collect_list(named_struct('at', occurred_at, 'id', event_id, 'value', {{ column }})){% if where %} filter (where {{ where }}){% endif %}), 1).value
+    min_by({{ column }}, struct(occurred_at, event_id)){% if where %} filter (where {{ where }}){% endif %}
 {%- endmacro %}
 
-{% macro values_in_time(column, where=none) -%}
-    {{ return(adapter.dispatch('values_in_time')(column, where)) }}
+{% macro ends_in_time(column, where=none) -%}
+    {{ return(adapter.dispatch('ends_in_time')(column, where)) }}
 {%- endmacro %}
 
-{% macro postgres__values_in_time(column, where) -%}
+{% macro postgres__ends_in_time(column, where) -%}
     array_agg({{ column }} order by occurred_at, event_id){% if where %} filter (where {{ where }}){% endif %}
 {%- endmacro %}
 
-{% macro spark__values_in_time(column, where) -%}
-    transform(array_sort(collect_list(named_struct('at', occurred_at, 'id', event_id, 'value', {{ column }})){% if where %} filter (where {{ where }}){% endif %}), event -> event.value)
+{% macro spark__ends_in_time(column, where) -%}
+    array({{ spark__first_in_time(column, where) }},
+          max_by({{ column }}, struct(occurred_at, event_id)){% if where %} filter (where {{ where }}){% endif %})
 {%- endmacro %}
 
 {% macro first_element(array) -%}

@@ -17,11 +17,25 @@
 
 {#- Whether `column` (a visitor_key, collation "C") falls in shard number `shard`. -#}
 {% macro sessionization_shard_condition(column, shard) -%}
+    {{ return(adapter.dispatch('sessionization_shard_condition')(column, shard)) }}
+{%- endmacro %}
+
+{% macro default__sessionization_shard_condition(column, shard) -%}
     {%- set bounds = sessionization_shards()[shard] -%}
     {%- set conditions = [] -%}
     {%- if bounds['from'] is not none %}{% do conditions.append(column ~ " >= '" ~ bounds['from'] ~ "'") %}{% endif -%}
     {%- if bounds['to'] is not none %}{% do conditions.append(column ~ " < '" ~ bounds['to'] ~ "'") %}{% endif -%}
     ({{ conditions | join(' and ') if conditions else 'true' }})
+{%- endmacro %}
+
+{#- Spark divides one model's work among its executors itself (the windows are partitioned by
+    visitor, each executor sorts its own visitors): a second shard would only read and decode every
+    raw event once more, at the full build and at each incremental run's count of events by day. The
+    first shard takes every visitor and the others none (empty tables: Spark plans `where 1 = 0` as
+    an empty relation and reads nothing). Not `(true)` or `(false)`: after a relation's name Spark
+    reads `where (false)` as an alias `where` with a column named false. -#}
+{% macro spark__sessionization_shard_condition(column, shard) -%}
+    ({{ '1 = 1' if shard == 0 else '1 = 0' }})
 {%- endmacro %}
 
 {#- The shard models, as relations (for the view int_events_sessionized and int_visits). -#}

@@ -88,7 +88,7 @@ visits as (
         count(*) as event_count,
         max(received_at) as last_received_at,
         count(*) filter (where event_type = 'pageview') as pageview_count,
-        {{ values_in_time('path', "event_type = 'pageview'") }} as pageview_paths,
+        {{ ends_in_time('path', "event_type = 'pageview'") }} as pageview_paths,
         {{ first_in_time('url', "event_type = 'pageview'") }} as entry_url,
         {{ first_in_time('title', "event_type = 'pageview'") }} as entry_title,
         {{ first_in_time('visitor_kind') }} as visitor_kind,
