@@ -14,7 +14,7 @@ each worker count starts a cluster (master, workers of one core each, Thrift ser
    insert_overwrite; the marts and the small intermediate tables are built whole again).
 
 Prints each build's seconds and events per second per worker core, the peak resident memory of
-each JVM (master, workers, executors, Thrift server: sampled every 0.25 s), and the scaling of the
+each JVM (master, workers, executors, Thrift server: sampled every second), and the scaling of the
 full build from 1 to 2 workers (the issue's goal: >= 1.6x). One run, no repetition: figures of a
 shared machine, read with its load average (printed).
 Run: ``python bench/spark.py [--events N] [--days D] [--workers 1 2] [--memory 1g]``.
@@ -88,7 +88,7 @@ class JvmPeaks:
                 continue
 
     def _run(self) -> None:
-        while not self._stop.wait(0.25):
+        while not self._stop.wait(1.0):
             self._sample()
 
     def __enter__(self) -> "JvmPeaks":
