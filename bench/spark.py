@@ -13,7 +13,8 @@ each worker count starts a cluster (master, workers of one core each, Thrift ser
    int_conversions and int_attribution_touches, replace the days the new events touch,
    insert_overwrite; the marts and the small intermediate tables are built whole again).
 
-Prints each build's seconds and events per second per worker core, the peak resident memory of
+Prints each build's seconds and events per second per worker core, the executors' task time (each
+executor's share) and CPU time from the Thrift server's Spark UI, the peak resident memory of
 each JVM (master, workers, executors, Thrift server: sampled every second), and the scaling of the
 full build from 1 to 2 workers (the issue's goal: >= 1.6x). One run, no repetition: figures of a
 shared machine, read with its load average (printed).
