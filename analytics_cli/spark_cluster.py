@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable
 
 import click
-import requests
 
 from pipelines.settings import Settings
+from pipelines.spark_master import alive_workers, master_ui_url
 
 JAVA_MINIMUM = 17
 INSTALL_JAVA = "install Java 17 or newer (Debian: apt-get install openjdk-17-jre-headless)"
@@ -161,20 +161,6 @@ def spark_environment(settings: Settings, env: dict[str, str]) -> dict[str, str]
         "SPARK_LOCAL_IP": settings.bind_host,
     })
     return spark_env
-
-
-def master_ui_url(settings: Settings) -> str:
-    host = settings.spark_master.removeprefix("spark://").rsplit(":", 1)[0]
-    return f"http://{host}:{settings.spark_master_ui_port}"
-
-
-def alive_workers(settings: Settings) -> int:
-    """How many workers the master counts as alive (0 when it does not answer)."""
-    try:
-        answer = requests.get(f"{master_ui_url(settings)}/json/", timeout=2)
-        return int(answer.json().get("aliveworkers", 0)) if answer.status_code == 200 else 0
-    except (requests.RequestException, ValueError):
-        return 0
 
 
 def port_answers(host: str, port: int) -> bool:

@@ -225,6 +225,9 @@ class Settings:
     # Partitions of a shuffle (spark.sql.shuffle.partitions); 0: Spark's own default (200). Small data
     # (the tests' shop) takes far fewer.
     spark_shuffle_partitions: int = 0
+    # How long a dbt run on Spark waits while the master counts no alive worker before it is
+    # interrupted and fails with that reason (its statements would wait for an executor forever).
+    spark_worker_wait_seconds: int = 120
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -293,6 +296,7 @@ class Settings:
             spark_thrift_ui_port=_port(env, "ANALYTICS_SPARK_THRIFT_UI_PORT", 4040),
             spark_master_url=_spark_master(env, "ANALYTICS_SPARK_MASTER_URL"),
             spark_shuffle_partitions=_whole(env, "ANALYTICS_SPARK_SHUFFLE_PARTITIONS", 0),
+            spark_worker_wait_seconds=_positive_int(env, "ANALYTICS_SPARK_WORKER_WAIT_SECONDS", 120),
         )
 
     @property

@@ -32,12 +32,19 @@ class Warehouse(ConfigurableResource):
     engine: str = "postgres"
     spark_host: str = "127.0.0.1"
     spark_thrift_port: int = 10000
+    # The master's status page (a run on Spark watches its workers) and how long a run waits
+    # without any (orchestration/defs/dbt/worker_watch.py).
+    spark_master_url: str = ""
+    spark_master_ui_port: int = 7080
+    spark_worker_wait_seconds: int = 120
 
     def settings(self) -> Settings:
         base = Settings.from_env()
         return Settings(home=Path(self.home), database_url=self.database_url or None,
                         server_secret_value=base.server_secret_value, lake_dir=Path(self.lake_dir) if self.lake_dir else None,
-                        engine=self.engine, bind_host=self.spark_host, spark_thrift_port=self.spark_thrift_port)
+                        engine=self.engine, bind_host=self.spark_host, spark_thrift_port=self.spark_thrift_port,
+                        spark_master_url=self.spark_master_url or None, spark_master_ui_port=self.spark_master_ui_port,
+                        spark_worker_wait_seconds=self.spark_worker_wait_seconds)
 
     def dbt_environment(self) -> dict[str, str]:
         """What profiles.yml reads: PostgreSQL's connection always (the spark target's macros read
@@ -76,7 +83,9 @@ def build_resources(settings: Settings | None = None) -> dict:
     settings = settings or Settings.from_env()
     warehouse = Warehouse(home=str(settings.home), database_url=settings.database_url or "",
                           lake_dir=str(settings.lake_dir or ""), engine=settings.engine, spark_host=settings.bind_host,
-                          spark_thrift_port=settings.spark_thrift_port)
+                          spark_thrift_port=settings.spark_thrift_port, spark_master_url=settings.spark_master_url or "",
+                          spark_master_ui_port=settings.spark_master_ui_port,
+                          spark_worker_wait_seconds=settings.spark_worker_wait_seconds)
     return {
         "warehouse": warehouse,
         "dbt": WarehouseDbtCliResource(project_dir=analytics_dbt_project, dbt_executable=dbt_executable(),

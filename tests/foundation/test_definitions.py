@@ -40,3 +40,7 @@ def test_the_dbt_resource_chooses_the_target_from_the_engine(tmp_path):
     env = spark["dbt"].warehouse.dbt_environment()
     assert env["ANALYTICS_DBT_TARGET"] == "spark" and env["ANALYTICS_DBT_SPARK_PORT"] == "10123"
     assert env["ANALYTICS_DBT_LAKE_PATH"] == str(tmp_path / "lake")
+    # The dbt steps on Spark watch the cluster's master (orchestration/defs/dbt/worker_watch.py).
+    watched = spark["dbt"].warehouse.settings()
+    assert (watched.spark_master, watched.spark_master_ui_port, watched.spark_worker_wait_seconds) == \
+        ("spark://127.0.0.1:7077", 7080, 120)

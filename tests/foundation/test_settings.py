@@ -72,3 +72,7 @@ def test_engine_settings(tmp_path):
         Settings.from_env({"ANALYTICS_SPARK_MASTER_URL": "10.0.0.5"})
     with pytest.raises(SettingsError, match="ANALYTICS_SPARK_WORKER_MEMORY must be a memory size"):
         Settings.from_env({"ANALYTICS_SPARK_WORKER_MEMORY": "lots"})
+    assert default.spark_worker_wait_seconds == 120
+    assert Settings.from_env({"ANALYTICS_SPARK_WORKER_WAIT_SECONDS": "30"}).spark_worker_wait_seconds == 30
+    with pytest.raises(SettingsError, match="ANALYTICS_SPARK_WORKER_WAIT_SECONDS"):
+        Settings.from_env({"ANALYTICS_SPARK_WORKER_WAIT_SECONDS": "0"})

@@ -11,6 +11,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from orchestration.defs.dbt.partitions import (MONTHLY_PARTITIONS, NEW_EVENTS, NEW_EVENTS_TAG,
                                                SINGLE_RUN_BACKFILL, dbt_vars_args, dbt_window_vars)
 from orchestration.defs.dbt.project import analytics_dbt_project
+from orchestration.defs.dbt.worker_watch import stream_dbt
 
 # The incremental models and the one staging view they read; everything else is unpartitioned.
 PARTITIONED = "+tag:partitioned"
@@ -36,7 +37,7 @@ def analytics_dbt_incremental_models(context: AssetExecutionContext, dbt: DbtCli
         context.log.info("dbt on Spark: the days of the events received or erased since the last run")
     else:
         context.log.info(f"dbt window: {vars_ or 'events received since the last run'}")
-    yield from dbt.cli([*BUILD, *dbt_vars_args(vars_)], context=context).stream()
+    yield from stream_dbt(dbt, [*BUILD, *dbt_vars_args(vars_)], context)
 
 
 @dbt_assets(
@@ -45,4 +46,4 @@ def analytics_dbt_incremental_models(context: AssetExecutionContext, dbt: DbtCli
     name="analytics_dbt_models",
 )
 def analytics_dbt_models(context: AssetExecutionContext, dbt: DbtCliResource):
-    yield from dbt.cli(BUILD, context=context).stream()
+    yield from stream_dbt(dbt, BUILD, context)
