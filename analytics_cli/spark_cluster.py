@@ -158,8 +158,15 @@ def metastore_properties(url: str) -> dict[str, str]:
 
     Spark's Hive client creates the metastore's schema by itself only in embedded Derby (it turns
     schema verification off and DataNucleus' autoCreateAll on for a `jdbc:derby` URL alone); for
-    PostgreSQL both are said here, so that the first start creates the tables in the empty database
-    and records Hive's schema version, and later starts find them.
+    PostgreSQL it is said here, so that the first start creates the tables in the empty database
+    and later starts find them.
+
+    Tables and columns, not foreign keys (autoCreateAll would add them): DataNucleus creates each
+    table at the first use of its class, on a connection of its own, and the first `create table`
+    deadlocked: its transaction had inserted into TBLS, and the foreign key of TBL_PRIVS to TBLS,
+    created on the other connection, waited for that transaction's lock while the transaction waited
+    for the key. Without foreign keys a table created later locks no other; Hive removes a table's
+    rows itself.
     """
     parts = urlsplit(url)
     port = f":{parts.port}" if parts.port else ""
@@ -168,7 +175,9 @@ def metastore_properties(url: str) -> dict[str, str]:
         "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
         "javax.jdo.option.ConnectionUserName": unquote(parts.username or "postgres"),
         "javax.jdo.option.ConnectionPassword": unquote(parts.password or ""),
-        "datanucleus.schema.autoCreateAll": "true",
+        "datanucleus.schema.autoCreateTables": "true",
+        "datanucleus.schema.autoCreateColumns": "true",
+        "datanucleus.schema.autoCreateConstraints": "false",
         "hive.metastore.schema.verification": "false",
     }
 
