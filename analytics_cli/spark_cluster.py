@@ -7,7 +7,7 @@ the classes are started directly. With `ANALYTICS_SPARK_MASTER_URL` the master r
 only the workers and the Thrift server start here.
 
 Everything the cluster keeps lives under `$ANALYTICS_HOME/spark/`: the Hive metastore in embedded
-Derby (`metastore/`), the warehouse of the tables that are not in the lake (`warehouse/`), the
+Derby (`metastore/`; in PostgreSQL with `ANALYTICS_SPARK_METASTORE_URL`), the warehouse of the tables that are not in the lake (`warehouse/`), the
 workers' scratch space (`work/`), and the configuration written at each start (`conf/`).
 """
 from __future__ import annotations
@@ -22,6 +22,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote, urlsplit
+from xml.sax.saxutils import escape
 
 import click
 
@@ -30,6 +32,9 @@ from pipelines.spark_master import alive_workers, master_ui_url
 
 JAVA_MINIMUM = 17
 INSTALL_JAVA = "install Java 17 or newer (Debian: apt-get install openjdk-17-jre-headless)"
+# The JDBC driver of a metastore in PostgreSQL (ANALYTICS_SPARK_METASTORE_URL): pyspark ships none.
+POSTGRESQL_JDBC_JAR = Path("/usr/share/java/postgresql.jar")
+INSTALL_POSTGRESQL_JDBC = "Debian: apt-get install libpostgresql-jdbc-java"
 
 # Spark logs through log4j2; its default (INFO to the console) goes to the component's log file.
 # Warnings that ask nothing of a person are turned down at their logger, so that the console of
@@ -138,6 +143,58 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
+def metastore_driver_jar(settings: Settings) -> Path | None:
+    """The PostgreSQL driver's jar when the metastore is in PostgreSQL; SparkUnavailable when it is absent."""
+    if settings.spark_metastore_url is None:
+        return None
+    if not POSTGRESQL_JDBC_JAR.is_file():
+        raise SparkUnavailable(f"ANALYTICS_SPARK_METASTORE_URL needs PostgreSQL's JDBC driver, which is not installed "
+                               f"({POSTGRESQL_JDBC_JAR}): {INSTALL_POSTGRESQL_JDBC}")
+    return POSTGRESQL_JDBC_JAR
+
+
+def metastore_properties(url: str) -> dict[str, str]:
+    """Hive's settings of a metastore in the PostgreSQL database of `url`.
+
+    Spark's Hive client creates the metastore's schema by itself only in embedded Derby (it turns
+    schema verification off and DataNucleus' autoCreateAll on for a `jdbc:derby` URL alone); for
+    PostgreSQL it is said here, so that the first start creates the tables in the empty database
+    and later starts find them.
+
+    Tables and columns, not foreign keys (autoCreateAll would add them): DataNucleus creates each
+    table at the first use of its class, on a connection of its own, and the first `create table`
+    deadlocked: its transaction had inserted into TBLS, and the foreign key of TBL_PRIVS to TBLS,
+    created on the other connection, waited for that transaction's lock while the transaction waited
+    for the key. Without foreign keys a table created later locks no other; Hive removes a table's
+    rows itself.
+    """
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return {
+        "javax.jdo.option.ConnectionURL": f"jdbc:postgresql://{parts.hostname}{port}{parts.path}",
+        "javax.jdo.option.ConnectionDriverName": "org.postgresql.Driver",
+        "javax.jdo.option.ConnectionUserName": unquote(parts.username or "postgres"),
+        "javax.jdo.option.ConnectionPassword": unquote(parts.password or ""),
+        "datanucleus.schema.autoCreateTables": "true",
+        "datanucleus.schema.autoCreateColumns": "true",
+        "datanucleus.schema.autoCreateConstraints": "false",
+        "hive.metastore.schema.verification": "false",
+    }
+
+
+def write_hive_site(path: Path, properties: dict[str, str] | None) -> None:
+    """`conf/hive-site.xml` (on every Spark process's class path) with `properties`, or none at all."""
+    path.unlink(missing_ok=True)
+    if properties is None:
+        return
+    body = "".join(f"  <property><name>{escape(key)}</name><value>{escape(value)}</value></property>\n"
+                   for key, value in properties.items())
+    # Created readable by its owner alone: it holds the database's password.
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n')
+
+
 def prepare_spark_dir(settings: Settings) -> Path:
     """The cluster's folders and configuration under `$ANALYTICS_HOME/spark`."""
     root = settings.spark_dir
@@ -145,6 +202,8 @@ def prepare_spark_dir(settings: Settings) -> Path:
         (root / name).mkdir(parents=True, exist_ok=True)
     (root / "conf" / "log4j2.properties").write_text(LOG4J2)
     write_llap_stub_jar(root / "jars" / LLAP_STUB_JAR)
+    url = settings.spark_metastore_url
+    write_hive_site(root / "conf" / "hive-site.xml", metastore_properties(url) if url else None)
     return root
 
 
@@ -172,13 +231,18 @@ def port_answers(host: str, port: int) -> bool:
 
 
 def thrift_server_conf(settings: Settings) -> list[str]:
-    """The Thrift server's options: the metastore in Derby under the home, the warehouse beside it."""
+    """The Thrift server's options: the metastore in Derby under the home (or in PostgreSQL, with
+    its driver on the class path and its connection in `conf/hive-site.xml`), the warehouse beside it."""
     root = settings.spark_dir
+    # The types Hive's function registry needs to load (LLAP_STUB_TYPES): a session's close reaches it.
+    class_path = [str(root / "jars" / LLAP_STUB_JAR)]
+    driver = metastore_driver_jar(settings)
+    if driver:
+        class_path.append(str(driver))
     conf = {
         "spark.sql.warehouse.dir": str(root / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={root / 'metastore'}",
-        # The types Hive's function registry needs to load (LLAP_STUB_TYPES): a session's close reaches it.
-        "spark.driver.extraClassPath": str(root / "jars" / LLAP_STUB_JAR),
+        "spark.driver.extraClassPath": os.pathsep.join(class_path),
         "spark.executor.memory": settings.spark_worker_memory,
         # `insert overwrite` of a partitioned table replaces the partitions its rows fall in, not
         # the whole table (dbt-spark's insert_overwrite strategy by day).

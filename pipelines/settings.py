@@ -11,6 +11,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 SECRET_FILE_NAME = "server-secret"
 
@@ -81,6 +82,20 @@ def _spark_master(env: Mapping[str, str], name: str) -> str | None:
         return None
     if not re.fullmatch(r"spark://[A-Za-z0-9.-]+:\d{1,5}", raw):
         raise SettingsError(f"{name} must be a master address such as spark://10.0.0.5:7077, got {raw!r}")
+    return raw
+
+
+def _spark_metastore(env: Mapping[str, str], name: str) -> str | None:
+    """A PostgreSQL URL the Thrift server reaches over TCP (JDBC has no Unix socket)."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if (parts.scheme not in ("postgresql", "postgres") or not parts.hostname or not parts.path.strip("/")
+            or "host=" in parts.query):
+        # Not echoed: it may hold a password.
+        raise SettingsError(f"{name} must be a PostgreSQL URL with a host reached over TCP (not a socket folder) "
+                            "and a database, such as postgresql://hive:PASSWORD@10.0.0.5:5432/metastore")
     return raw
 
 
@@ -228,6 +243,9 @@ class Settings:
     # How long a dbt run on Spark waits while the master counts no alive worker before it is
     # interrupted and fails with that reason (its statements would wait for an executor forever).
     spark_worker_wait_seconds: int = 120
+    # The Hive metastore's database: a PostgreSQL URL (a cluster's Thrift server may move between
+    # machines); None: embedded Derby under the home.
+    spark_metastore_url: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -297,6 +315,7 @@ class Settings:
             spark_master_url=_spark_master(env, "ANALYTICS_SPARK_MASTER_URL"),
             spark_shuffle_partitions=_whole(env, "ANALYTICS_SPARK_SHUFFLE_PARTITIONS", 0),
             spark_worker_wait_seconds=_positive_int(env, "ANALYTICS_SPARK_WORKER_WAIT_SECONDS", 120),
+            spark_metastore_url=_spark_metastore(env, "ANALYTICS_SPARK_METASTORE_URL"),
         )
 
     @property

@@ -7,8 +7,9 @@
         change, and the days whose events were erased (spark__sessionization_window);
       - int_visits (by the visit's start day): the start days of every visit, old or new, that has an
         event on a day the shards rebuilt since int_visits' last run;
-      - int_conversions (by the visit's start day): the days int_visits rebuilt since its last run, or
-        every day when the goals changed;
+      - int_conversions (by the visit's start day): the days int_visits rebuilt since its last run and
+        the days of the purchases whose transaction has an event on them (spark_days_of_moved_purchases),
+        or every day when the goals changed;
       - int_attribution_touches (by the conversion's day): the days int_conversions and int_visits
         rebuilt since its last run, to attribution_lookback_days (and two days for the converting
         visit's length) after them.
@@ -105,7 +106,8 @@
         {{ return(day_range_union([visits])) }}
     {%- elif model == 'int_conversions' -%}
         {%- if conversions_goals_changed() -%}{{ return(none) }}{%- endif -%}
-        {{ return(days_rebuilt_upstream(['int_visits'])) }}
+        {%- set visits = days_rebuilt_upstream(['int_visits']) -%}
+        {{ return(day_range_union([visits, spark_days_of_moved_purchases(visits)])) }}
     {%- elif model == 'int_attribution_touches' -%}
         {%- set visits = days_rebuilt_upstream(['int_visits', 'int_conversions']) -%}
         {%- if visits is none -%}{{ return(none) }}{%- endif -%}
@@ -118,6 +120,26 @@
         {{ return(day_range_union([conversions])) }}
     {%- endif -%}
     {{ exceptions.raise_compiler_error("no day partitions for " ~ model) }}
+{%- endmacro %}
+
+{#- The days of int_conversions' purchases whose transaction has a purchase event in a visit starting
+    on `days` (a list of ranges): such an event may now be the transaction's first (a late event,
+    earlier than the conversion), and the conversion then moves to that visit's day, so the day it
+    leaves is rebuilt too (PostgreSQL's conversion_replace replaces it by conversion_id). A purchase
+    without a transaction id is its own event's conversion, on a rebuilt day already. -#}
+{% macro spark_days_of_moved_purchases(days) -%}
+    {%- if not days -%}{{ return([]) }}{%- endif -%}
+    {#- A visit's events are on its start day or later: the shards' partitions before it are skipped. -#}
+    {%- set rows = run_query(
+        "select distinct cast(kept.visit_day as string), cast(date_add(kept.visit_day, 1) as string) from " ~ this
+        ~ " as kept left semi join (select site_id, transaction_id from " ~ ref('int_events_sessionized')
+        ~ " where event_day >= to_date('" ~ days[0]['first'] ~ "') and event_name = 'purchase'"
+        ~ " and transaction_id is not null and " ~ spark_on_days('visit_start', days) ~ ") as new"
+        ~ " on kept.site_id = new.site_id and kept.transaction_id = new.transaction_id"
+        ~ " where kept.conversion_kind = 'purchase' and not " ~ spark_on_days('kept.visit_start', days)).rows -%}
+    {%- set moved = [] -%}
+    {%- for row in rows -%}{%- do moved.append({'first': row[0], 'end': row[1]}) -%}{%- endfor -%}
+    {{ return(moved) }}
 {%- endmacro %}
 
 {#- Whether `column` (a timestamp) falls on one of the days `days` (none: every day). -#}
@@ -147,6 +169,30 @@
     {%- endif -%}
 {%- endmacro %}
 
+{#- dbt's should_full_refresh (which is_incremental and the incremental materialization ask), plus,
+    on Spark, a day-partitioned table built before its day partitions: a whole table without the
+    partition column, which an insert_overwrite would replace whole with the rebuilt days' rows (the
+    schema change adds the column first). Such a table is built again whole, once, by itself. -#}
+{% macro should_full_refresh() -%}
+    {{ return(dbt.should_full_refresh() or day_partitions_missing()) }}
+{%- endmacro %}
+
+{% macro day_partitions_missing() -%}
+    {{ return(adapter.dispatch('day_partitions_missing')()) }}
+{%- endmacro %}
+
+{% macro default__day_partitions_missing() -%}
+    {{ return(false) }}
+{%- endmacro %}
+
+{% macro spark__day_partitions_missing() -%}
+    {%- set columns = config.get('partition_by') if execute and model is defined else none -%}
+    {%- if not columns or config.get('materialized') != 'incremental' -%}{{ return(false) }}{%- endif -%}
+    {%- set relation = adapter.get_relation(this.database, this.schema, this.identifier) -%}
+    {%- if relation is none or relation.type != 'table' -%}{{ return(false) }}{%- endif -%}
+    {{ return(not has_columns(relation, [columns] if columns is string else columns)) }}
+{%- endmacro %}
+
 {#- Pre-hook of a day-partitioned model on Spark: records the days this run rebuilds and drops their
     partitions (see above). Renders no SQL. -#}
 {% macro day_partitions_prepare(column) -%}
@@ -158,15 +204,18 @@
 
 {% macro spark__day_partitions_prepare(column) -%}
     {%- if execute -%}
-        {%- set log = day_rebuilds_relation() -%}
+        {%- set rebuilds = day_rebuilds_relation() -%}
         {%- do ensure_day_rebuilds() -%}
         {%- set days = rebuilt_days() -%}
+        {%- if days is none and day_partitions_missing() -%}
+            {%- do log(this ~ " has no " ~ column ~ " partitions (built before them): built again whole", info=true) -%}
+        {%- endif -%}
         {%- set rows = ["('" ~ this.identifier ~ "', null, null, true, false, current_timestamp())"] if days is none else [] -%}
         {%- for range in days or [] -%}
             {%- do rows.append("('" ~ this.identifier ~ "', '" ~ range['first'] ~ "', '" ~ range['end'] ~ "', false, false, current_timestamp())") -%}
         {%- endfor -%}
         {%- if rows -%}
-            {%- do run_query("insert into " ~ log ~ " values " ~ rows | join(', ')) -%}
+            {%- do run_query("insert into " ~ rebuilds ~ " values " ~ rows | join(', ')) -%}
         {%- endif -%}
         {%- if is_incremental() and rows -%}
             {%- set dropped = [] -%}

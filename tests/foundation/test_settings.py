@@ -76,3 +76,13 @@ def test_engine_settings(tmp_path):
     assert Settings.from_env({"ANALYTICS_SPARK_WORKER_WAIT_SECONDS": "30"}).spark_worker_wait_seconds == 30
     with pytest.raises(SettingsError, match="ANALYTICS_SPARK_WORKER_WAIT_SECONDS"):
         Settings.from_env({"ANALYTICS_SPARK_WORKER_WAIT_SECONDS": "0"})
+    assert default.spark_metastore_url is None
+    metastore = "postgresql://hive:secret@10.0.0.5:5432/metastore"
+    assert Settings.from_env({"ANALYTICS_SPARK_METASTORE_URL": metastore}).spark_metastore_url == metastore
+    assert "secret" not in repr(Settings.from_env({"ANALYTICS_SPARK_METASTORE_URL": metastore}))
+    # JDBC reaches no Unix socket: the embedded server's URL (a socket folder) is refused, without its password.
+    for refused in ("postgresql://hive:secret@/metastore?host=/run/pg", "jdbc:derby:metastore",
+                    "postgresql://hive:secret@10.0.0.5/"):
+        with pytest.raises(SettingsError, match="ANALYTICS_SPARK_METASTORE_URL must be a PostgreSQL URL") as raised:
+            Settings.from_env({"ANALYTICS_SPARK_METASTORE_URL": refused})
+        assert "secret" not in str(raised.value)

@@ -400,9 +400,10 @@ def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build
 
 
 def test_an_incremental_run_after_an_erasure_and_a_rule_change_equals_postgresql(spark_build, tmp_path):
-    """Bob is erased (from PostgreSQL, then from the lake's files), a channel rule is renamed and Alice
-    buys again, late, on the day of her first visit: an incremental run of every model on both engines
-    builds the same tables and marts. On Spark, Bob's day (his only event) loses its partitions in the
+    """Bob is erased (from PostgreSQL, then from the lake's files), a channel rule is renamed and a late
+    purchase event of Alice's transaction T-100 arrives, earlier than its conversion, on the day of her
+    first visit (the conversion moves there; its old day is rebuilt too): an incremental run of every
+    model on both engines builds the same tables and marts. On Spark, Bob's day (his only event) loses its partitions in the
     shards and in int_visits, and the run writes no other day of visits than Alice's and Bob's. (After
     the late event's test: it goes on from that build.)"""
     from pipelines.maintenance.privacy import Subject, erase_everywhere
@@ -423,9 +424,10 @@ def test_an_incremental_run_after_an_erasure_and_a_rule_change_equals_postgresql
                              " returning channel", (site_id,)).fetchall()
         assert renamed, "no rule in use to rename"
         late = alice_first + timedelta(minutes=1)
+        # Of T-100, whose conversion is a week later, on a day not rebuilt: the conversion moves to this day.
         insert_event(db, site_id, late, name="purchase", visitor=ALICE_COOKIE, user_id=ALICE_USER, path="/checkout/done",
-                     items=[{"id": "SKU-9", "name": "Socks", "price": 5, "quantity": 1}], transaction_id="T-200",
-                     revenue=5, currency="EUR", props={"transaction_id": "T-200", "value": 5, "currency": "EUR"},
+                     items=[{"id": "SKU-9", "name": "Socks", "price": 5, "quantity": 1}], transaction_id="T-100",
+                     revenue=5, currency="EUR", props={"transaction_id": "T-100", "value": 5, "currency": "EUR"},
                      received_at=datetime.now(timezone.utc))
     with psycopg.connect(url, autocommit=True) as db:
         deleted, _ = erase_everywhere(db, settings, Subject(str(site_id), (), (BOB_COOKIE,)))
@@ -453,6 +455,9 @@ def test_an_incremental_run_after_an_erasure_and_a_rule_change_equals_postgresql
         # Only the days of Alice's late purchase and of Bob's visit are written.
         alice_day = f"visit_day={alice_first.astimezone(timezone.utc).date()}"
         assert changed_partitions(visits_before, visits_after) <= {alice_day, f"visit_day={bob_day}"}
+    with psycopg.connect(url) as db:
+        assert db.execute("select converted_at from intermediate.int_conversions where transaction_id = 'T-100'"
+                          ).fetchall() == [(late,)]
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
         for model in [name for name in MODELS if not name.startswith("analytics.")]:
             compare(spark_build, conn.cursor(), model, MODELS[model])
