@@ -24,12 +24,17 @@
     for no day, or `none` for every day. PostgreSQL has none of this: its strategies replace by visit
     and conversion (macros/incremental_strategies.sql). -#}
 
-{% macro day_rebuilds_relation() -%}
-    {{ return(this.schema ~ '.day_partition_rebuilds') }}
+{#- In the schema of the day-partitioned models (intermediate), or of `schema`. -#}
+{% macro day_rebuilds_relation(schema=none) -%}
+    {{ return((schema or this.schema) ~ '.day_partition_rebuilds') }}
 {%- endmacro %}
 
-{% macro ensure_day_rebuilds() -%}
-    {%- do run_query("create table if not exists " ~ day_rebuilds_relation() ~ " (model string, first_day string,"
+{#- Created once at the start of every run on Spark (spark__prepare_sources), before any model: two
+    models building at the same time (dbt's threads) could both find it missing, and the second
+    `create table if not exists` then fails in the metastore (TABLE_OR_VIEW_ALREADY_EXISTS: seen on
+    a fresh cluster's first build). The models' own asking then finds it. -#}
+{% macro ensure_day_rebuilds(schema=none) -%}
+    {%- do run_query("create table if not exists " ~ day_rebuilds_relation(schema) ~ " (model string, first_day string,"
                      ~ " end_day string, all_days boolean, done boolean, logged_at timestamp) using parquet") -%}
 {%- endmacro %}
 
