@@ -29,7 +29,7 @@ from pipelines.settings import Settings
 from tests.conftest import TEST_SECRET
 from tests.lake.test_workbench_reads import ADMIN, warehouse_engine
 from tests.pipeline.conftest import shop_database
-from tests.spark.builds import spark_dbt
+from tests.spark.builds import export_days, spark_dbt
 from workbench_app.engine import EngineError, GroupPermissions, TableRule, UserContext
 
 # The module's first test sets up the shop's builds on both engines (minutes on a loaded machine,
@@ -111,13 +111,7 @@ def spark_build(built_database, spark_cluster_running, tmp_path_factory):
     url = built_database["url"]
     settings = Settings(home=cluster.home, database_url=url, server_secret_value=TEST_SECRET,
                         lake_dir=cluster.lake_path)
-    with psycopg.connect(url) as db:
-        days = [day for (day,) in db.execute(
-            "select distinct (occurred_at at time zone 'UTC')::date from raw.events order by 1").fetchall()]
-    with LakeWriter(settings, url).open() as writer:
-        for day in days:
-            writer.export_raw_day(day)
-        writer.export_sources()
+    days = export_days(settings, url)
     target = tmp_path_factory.mktemp("dbt-spark-target")
     # Every model (the event views are not dbt models: they read raw.events in PostgreSQL, live).
     spark_dbt(cluster, url, target, "run", "--select", "path:models", timeout=2400)

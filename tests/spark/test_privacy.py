@@ -30,7 +30,7 @@ from pipelines.lake.privacy import PersonIds
 from pipelines.lake.spark import SparkViewsWriter
 from pipelines.maintenance.privacy import erase_everywhere, resolve_subject
 from tests.pipeline.conftest import run_dbt
-from tests.spark.builds import spark_dbt
+from tests.spark.builds import export_days, spark_dbt
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -73,17 +73,6 @@ def post_events(settings, site_id: str, secret: str) -> None:
         "Content-Type": "text/plain;charset=UTF-8", "Origin": ORIGIN, "User-Agent": AGENT,
         "X-Forwarded-For": PROXIED_IP})
     assert answer.status_code == 204, answer.text
-
-
-def export_days(settings, url: str) -> None:
-    """Every day of raw events and the metadata, into the lake (as the lake's assets do)."""
-    with psycopg.connect(url) as db:
-        days = [day for (day,) in db.execute(
-            "select distinct (occurred_at at time zone 'UTC')::date from raw.events order by 1").fetchall()]
-    with LakeWriter(settings, url).open() as writer:
-        for day in days:
-            writer.export_raw_day(day)
-        writer.export_sources()
 
 
 def write_lake_views(settings, url: str) -> None:
