@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import subprocess
 import uuid
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -24,7 +22,6 @@ import psycopg
 import pytest
 from pyhive import hive
 
-from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable, spark_dbt_environment
 from pipelines.lake.export import LakeWriter
 from pipelines.lake.layout import ANALYTICS, Lake
 from pipelines.lake.spark import SparkViewsWriter
@@ -32,6 +29,7 @@ from pipelines.settings import Settings
 from tests.conftest import TEST_SECRET
 from tests.lake.test_workbench_reads import ADMIN, warehouse_engine
 from tests.pipeline.conftest import shop_database
+from tests.spark.builds import export_days, spark_dbt
 from workbench_app.engine import EngineError, GroupPermissions, TableRule, UserContext
 
 # The module's first test sets up the shop's builds on both engines (minutes on a loaded machine,
@@ -113,21 +111,10 @@ def spark_build(built_database, spark_cluster_running, tmp_path_factory):
     url = built_database["url"]
     settings = Settings(home=cluster.home, database_url=url, server_secret_value=TEST_SECRET,
                         lake_dir=cluster.lake_path)
-    with psycopg.connect(url) as db:
-        days = [day for (day,) in db.execute(
-            "select distinct (occurred_at at time zone 'UTC')::date from raw.events order by 1").fetchall()]
-    with LakeWriter(settings, url).open() as writer:
-        for day in days:
-            writer.export_raw_day(day)
-        writer.export_sources()
-    env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
+    days = export_days(settings, url)
     target = tmp_path_factory.mktemp("dbt-spark-target")
     # Every model (the event views are not dbt models: they read raw.events in PostgreSQL, live).
-    selected = ["path:models"]
-    done = subprocess.run([dbt_executable(), "run", "--select", *selected, "--target-path", str(target),
-                           "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
-                          env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=2400)
-    assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
+    spark_dbt(cluster, url, target, "run", "--select", "path:models", timeout=2400)
     return {"url": url, "cluster": cluster, "days": days, "manifest": json.loads((target / "manifest.json").read_text()),
             "settings": settings}
 
@@ -308,6 +295,26 @@ def test_the_workbench_reads_the_views_spark_wrote_into_the_lake(spark_build, la
         lake_engine.run("SELECT url FROM pageviews", analyst)
 
 
+def test_the_data_and_unit_tests_pass_on_spark(spark_build, tmp_path):
+    """`dbt test` on Spark, on the shop's build (before the tests below change it): every data test
+    (generic and singular) and every unit test of the models passes, as on PostgreSQL."""
+    spark_dbt(spark_build["cluster"], spark_build["url"], tmp_path, "test", "--select", "path:models")
+    # The run's results: its on-run-start hook (an "operation"), then the tests.
+    results = [result for result in json.loads((tmp_path / "run_results.json").read_text())["results"]
+               if not result["unique_id"].startswith("operation.")]
+    kinds = {"test": [], "unit_test": []}
+    for result in results:
+        kinds[result["unique_id"].split(".")[0]].append(result)
+    assert all(result["status"] == "pass" for result in results), [
+        (result["unique_id"], result["status"], result["message"]) for result in results if result["status"] != "pass"]
+    # Every test the project has on these models ran: none is skipped on Spark.
+    manifest = spark_build["manifest"]
+    data_tests = {node for node, value in manifest["nodes"].items() if value["resource_type"] == "test"}
+    assert {result["unique_id"] for result in kinds["test"]} == data_tests
+    assert {result["unique_id"] for result in kinds["unit_test"]} == set(manifest["unit_tests"])
+    assert kinds["test"] and kinds["unit_test"]
+
+
 # The incremental models are partitioned by day on Spark and replaced by day (insert_overwrite):
 # the event shards by the event's day, visits and conversions by the visit's start day, attribution
 # touches by the conversion's day.
@@ -328,16 +335,6 @@ def partition_files(spark, table: str, column: str = "event_day") -> dict[str, t
 
 def changed_partitions(before: dict, after: dict) -> set[str]:
     return {part for part in set(before) | set(after) if before.get(part) != after.get(part)}
-
-
-def run_spark_dbt(cluster, url, target: Path, *select: str) -> None:
-    """`dbt run` of `select` on the cluster, with its own target folder (the project's holds the
-    PostgreSQL manifest that Dagster's definitions read)."""
-    env = {**os.environ, **dbt_environment(url), **spark_dbt_environment(cluster), "ANALYTICS_DBT_TARGET": "spark"}
-    done = subprocess.run([dbt_executable(), "run", "--select", *select, "--target-path", str(target),
-                           "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)],
-                          env=env, capture_output=True, text=True, cwd=DBT_PROJECT_DIR, timeout=1800)
-    assert done.returncode == 0, f"dbt on Spark failed:\n{done.stdout[-8000:]}\n{done.stderr[-3000:]}"
 
 
 def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build, tmp_path):
@@ -374,7 +371,7 @@ def test_an_incremental_run_replaces_only_the_days_of_the_late_event(spark_build
         writer.export_raw_day(day)
 
     run_dbt(url, "run", "--select", *INCREMENTAL)
-    run_spark_dbt(cluster, url, tmp_path, *INCREMENTAL)
+    spark_dbt(cluster, url, tmp_path, "run", "--select", *INCREMENTAL)
 
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
         spark = conn.cursor()
@@ -443,7 +440,7 @@ def test_an_incremental_run_after_an_erasure_and_a_rule_change_equals_postgresql
     assert f"visit_day={bob_day}" in visits_before
 
     run_dbt(url, "run")
-    run_spark_dbt(cluster, url, tmp_path, "path:models")
+    spark_dbt(cluster, url, tmp_path, "run", "--select", "path:models")
 
     with hive.connect(host=cluster.bind_host, port=cluster.spark_thrift_port) as conn:
         spark = conn.cursor()
