@@ -77,17 +77,26 @@ class BuildResult:
 def build_everything(settings: Settings, instance: DagsterInstance | None = None) -> BuildResult:
     """Materialise maintenance, the dbt models of every month with events, the event views, the
     lake's view folders, then the lake's closed days of raw events (a daily partitioned asset runs
-    apart from the monthly ones)."""
+    apart from the monthly ones); with the Spark engine, the raw days first, which its models read."""
     first, last = build_range(settings)
-    result = materialize(
+    days = closed_days(settings)
+
+    def raw_days() -> ExecuteInProcessResult:
+        return materialize([lake_raw_events], resources=build_resources(settings), instance=instance,
+                           tags={PARTITION_RANGE_START_TAG: days[0], PARTITION_RANGE_END_TAG: days[-1]})
+
+    runs = []
+    if settings.engine == "spark" and days:
+        # Spark's models read the raw events from the lake: the days reach it before the models run.
+        runs.append(raw_days())
+        if not runs[-1].success:
+            return BuildResult(runs)
+    runs.append(materialize(
         build_assets(),
         resources=build_resources(settings),
         instance=instance,
         tags={PARTITION_RANGE_START_TAG: first, PARTITION_RANGE_END_TAG: last},
-    )
-    days = closed_days(settings)
-    if not result.success or not days:
-        return BuildResult([result])
-    return BuildResult([result, materialize(
-        [lake_raw_events], resources=build_resources(settings), instance=instance,
-        tags={PARTITION_RANGE_START_TAG: days[0], PARTITION_RANGE_END_TAG: days[-1]})])
+    ))
+    if settings.engine != "spark" and runs[-1].success and days:
+        runs.append(raw_days())
+    return BuildResult(runs)

@@ -9,6 +9,7 @@ Thrift server with `spark`; the same asset graph runs on either (docs/data-engin
 """
 
 import os
+import subprocess
 from pathlib import Path
 
 import psycopg
@@ -17,7 +18,7 @@ from dagster_dbt import DbtCliResource
 
 from orchestration.defs.dbt.project import analytics_dbt_project
 from pipelines.database import connection
-from pipelines.dbt_environment import dbt_environment, dbt_executable, spark_dbt_environment
+from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable, spark_dbt_environment
 from pipelines.lake.export import LakeWriter
 from pipelines.settings import Settings
 
@@ -61,6 +62,29 @@ class Warehouse(ConfigurableResource):
     def connect(self) -> psycopg.Connection:
         return connection.connect(self.url(), autocommit=True)
 
+    def analytics_views_missing(self) -> bool:
+        """Whether the views that only a full build makes are absent from PostgreSQL: on a fresh
+        installation, or after a migration dropped a model's table along with the views reading it
+        (0024 dropped the table int_events_sessionized, which became a view, and analytics.events
+        with it)."""
+        with self.connect() as conn:
+            return conn.execute("select to_regclass('analytics.visits') is null"
+                                " or to_regclass('analytics.events') is null").fetchone()[0]
+
+    def ensure_postgres_catalog(self) -> None:
+        """With the Spark engine, PostgreSQL's analytics views are still the catalog: the lake's view
+        folders that Spark's build fills take their columns' types from it, and the workbench lists
+        and checks them against it. When they are missing (a fresh installation started on Spark),
+        the models are built once on PostgreSQL, over what it holds then (nothing, or the demo)."""
+        if not self.analytics_views_missing():
+            return
+        env = {**os.environ, **dbt_environment(self.url()), "ANALYTICS_DBT_TARGET": "postgres"}
+        done = subprocess.run([dbt_executable(), "run", "--target", "postgres", "--project-dir", str(DBT_PROJECT_DIR),
+                               "--profiles-dir", str(DBT_PROJECT_DIR)], env=env, cwd=DBT_PROJECT_DIR,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"PostgreSQL's analytics views are missing and building them failed:\n{done.stdout[-4000:]}")
+
 
 class WarehouseDbtCliResource(DbtCliResource):
     """dbt against the warehouse: the connection variables profiles.yml reads are set per call."""
@@ -73,6 +97,7 @@ class WarehouseDbtCliResource(DbtCliResource):
         if self.warehouse.engine == "spark" and args and args[0] in ("build", "run"):
             # Spark reads the lake, not PostgreSQL: the metadata the models join (sites, goals,
             # channel rules...) is exported first, so that an edit reaches this build.
+            self.warehouse.ensure_postgres_catalog()
             with LakeWriter(self.warehouse.settings(), self.warehouse.url()).open() as writer:
                 writer.export_sources()
         return super().cli(args, **kwargs)

@@ -150,9 +150,10 @@ def load_fixture_data(db, site_id) -> dict:
 
 
 @contextmanager
-def shop_database(pg_server_url: str, template_database: str, dbt_command: str = "build",
+def shop_database(pg_server_url: str, template_database: str, dbt_command: str | None = "build",
                   prefix: str = "test_built") -> Iterator[dict]:
-    """A database with the fixture data built by `dbt <dbt_command>`, dropped afterwards."""
+    """A database with the fixture data built by `dbt <dbt_command>` (None: not built), dropped
+    afterwards."""
     import psycopg
 
     from tests.conftest import clone_template, drop_database
@@ -164,7 +165,8 @@ def shop_database(pg_server_url: str, template_database: str, dbt_command: str =
             load_fixture_data(db, site_id)
             from pipelines.event_views import regenerate_event_views
             regenerate_event_views(db)
-        run_dbt(url, dbt_command)
+        if dbt_command:
+            run_dbt(url, dbt_command)
         yield {"url": url, "site_id": site_id}
     finally:
         drop_database(pg_server_url, url)

@@ -53,12 +53,8 @@ def month_partition_key(moment) -> str:
 
 
 def analytics_views_missing(warehouse: Warehouse) -> bool:
-    """Whether the views that only a full build makes are absent: on a fresh installation, or after
-    a migration dropped a model's table along with the views reading it (0024 dropped the table
-    int_events_sessionized, which became a view, and analytics.events with it)."""
-    with warehouse.connect() as conn:
-        return conn.execute("select to_regclass('analytics.visits') is null"
-                            " or to_regclass('analytics.events') is null").fetchone()[0]
+    """Whether the views that only a full build makes are absent (Warehouse.analytics_views_missing)."""
+    return warehouse.analytics_views_missing()
 
 
 @schedule(job=incremental_build_job, cron_schedule="*/15 * * * *", execution_timezone="UTC",
