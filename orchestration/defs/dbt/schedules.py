@@ -52,17 +52,12 @@ def month_partition_key(moment) -> str:
     return moment.strftime("%Y-%m-01")
 
 
-def analytics_views_missing(warehouse: Warehouse) -> bool:
-    """Whether the views that only a full build makes are absent (Warehouse.analytics_views_missing)."""
-    return warehouse.analytics_views_missing()
-
-
 @schedule(job=incremental_build_job, cron_schedule="*/15 * * * *", execution_timezone="UTC",
           default_status=DefaultScheduleStatus.RUNNING)
 def incremental_build_schedule(context: ScheduleEvaluationContext, warehouse: Warehouse):
     # Without the views, tables that read one (int_conversions reads int_events_sessionized) fail
     # in the 15-minute build: views_missing_sensor's full build does all of it, views included.
-    if analytics_views_missing(warehouse):
+    if warehouse.analytics_views_missing():
         return SkipReason("the analytics views are missing: views_missing_sensor starts a full build")
     return RunRequest(partition_key=month_partition_key(context.scheduled_execution_time),
                       tags={NEW_EVENTS_TAG: NEW_EVENTS})
@@ -77,9 +72,9 @@ def full_build_schedule(context: ScheduleEvaluationContext):
 
 @sensor(job=full_build_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
 def views_missing_sensor(context: SensorEvaluationContext, warehouse: Warehouse):
-    """Build everything when the views are missing (`analytics_views_missing`): the 15-minute
+    """Build everything when the views are missing (`Warehouse.analytics_views_missing`): the 15-minute
     build leaves views alone, and skips its run until they exist."""
-    if not analytics_views_missing(warehouse):
+    if not warehouse.analytics_views_missing():
         return SkipReason("the analytics views exist")
     moment = datetime.now(timezone.utc)
     # At most one request an hour: a build takes minutes, and a failed one is retried later.
