@@ -198,7 +198,7 @@ def write_hive_site(path: Path, properties: dict[str, str] | None) -> None:
 def prepare_spark_dir(settings: Settings) -> Path:
     """The cluster's folders and configuration under `$ANALYTICS_HOME/spark`."""
     root = settings.spark_dir
-    for name in ("conf", "jars", "metastore", "warehouse", "work", "tmp"):
+    for name in ("conf", "jars", "metastore", "warehouse", "work", "tmp", "tmp/hive"):
         (root / name).mkdir(parents=True, exist_ok=True)
     (root / "conf" / "log4j2.properties").write_text(LOG4J2)
     write_llap_stub_jar(root / "jars" / LLAP_STUB_JAR)
@@ -218,6 +218,8 @@ def spark_environment(settings: Settings, env: dict[str, str]) -> dict[str, str]
         "SPARK_WORKER_DIR": str(root / "work"),
         "SPARK_LOCAL_DIRS": str(root / "tmp"),
         "SPARK_LOCAL_IP": settings.bind_host,
+        # The master's and workers' own temporary files under the home too (Java's default is /tmp).
+        "SPARK_DAEMON_JAVA_OPTS": f"-Djava.io.tmpdir={root / 'tmp'}",
     })
     return spark_env
 
@@ -241,7 +243,9 @@ def thrift_server_conf(settings: Settings) -> list[str]:
         class_path.append(str(driver))
     conf = {
         "spark.sql.warehouse.dir": str(root / "warehouse"),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={root / 'metastore'}",
+        # Java's temporary folder under the home, not /tmp: the Hive session's scratch and resource
+        # folders go there, so deleting $ANALYTICS_HOME removes everything the cluster wrote.
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={root / 'metastore'} -Djava.io.tmpdir={root / 'tmp'}",
         "spark.driver.extraClassPath": os.pathsep.join(class_path),
         "spark.executor.memory": settings.spark_worker_memory,
         # `insert overwrite` of a partitioned table replaces the partitions its rows fall in, not
@@ -256,8 +260,14 @@ def thrift_server_conf(settings: Settings) -> list[str]:
     options = []
     for key, value in conf.items():
         options += ["--conf", f"{key}={value}"]
+    # No per-statement operation logs (Hive writes them to files that only its own clients fetch;
+    # dbt and the workbench read none): the Spark UI and the Thrift server's log say what ran.
     for key, value in {"hive.server2.thrift.port": settings.spark_thrift_port,
-                       "hive.server2.thrift.bind.host": settings.bind_host}.items():
+                       "hive.server2.thrift.bind.host": settings.bind_host,
+                       "hive.server2.logging.operation.enabled": "false",
+                       # Hive's local scratch folder (by default Java's temporary folder and the user's
+                       # name), which a closing session lists: made by prepare_spark_dir.
+                       "hive.exec.local.scratchdir": root / "tmp" / "hive"}.items():
         options += ["--hiveconf", f"{key}={value}"]
     return options
 

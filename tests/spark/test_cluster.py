@@ -35,6 +35,10 @@ def test_up_starts_the_cluster_that_answers_sql(spark_cluster_running):
         cursor = conn.cursor()
         cursor.execute("select count(*), sum(id) from range(1000)")
         assert cursor.fetchall() == [(1000, 499500)]
+        # The Hive session's folders in Java's temporary folder, which is under the home; no
+        # per-statement operation log is written.
+        assert list((settings.spark_dir / "tmp").glob("*_resources"))
+        assert not list((settings.spark_dir / "tmp").glob("**/operation_logs"))
     # The metastore (Derby) and every process's log under the home, nothing in the working directory.
     assert (settings.spark_dir / "metastore" / "metastore_db").is_dir()
     for name in ("spark-master", "spark-worker-1", "spark-worker-2", "spark-thrift"):
