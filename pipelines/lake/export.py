@@ -113,6 +113,12 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def typed_columns(table: LakeTable) -> str:
+    """The table's columns cast to their lake types: a select list over Parquet written by another
+    engine (Spark) or read back from the lake."""
+    return ", ".join(f"CAST({_quote(name)} AS {kind}) AS {_quote(name)}" for name, kind in table.columns)
+
+
 class LakeWriter:
     """A writer of the lake: one DuckDB database reading PostgreSQL (a cursor per thread), and the
     writers' lock."""
@@ -321,19 +327,32 @@ class LakeWriter:
         self.lake.write_state(table.schema, table.name, new_state)
         return result
 
-    def rewrite_partitions(self, table: LakeTable, partitions: set[Partition]) -> ExportResult:
-        """Rewrite chosen partitions of a table from PostgreSQL (erasure: the person is gone there)."""
+    def rewrite_partitions(self, table: LakeTable, partitions: set[Partition],
+                           without: str | None = None) -> ExportResult:
+        """Rewrite chosen partitions of a table (erasure): from PostgreSQL, where the person is gone;
+        or, with `without` (a condition on the table's columns), from the lake's own files less the
+        rows it matches: a view Spark built, of which PostgreSQL holds no copy of the same build."""
+        existing = self.lake.partitions(table.schema, table.name)
         if table.layout == WHOLE:
-            result = self._write(table, "true", set(self.lake.partitions(table.schema, table.name)), only=None)
+            partitions = set(existing)
+        source = None
+        if without is not None:
+            files = ", ".join(_literal(str(existing[p])) for p in sorted(partitions) if p in existing)
+            # The site and the day are in the folders' names, not in the files.
+            hive = str(table.layout != WHOLE).lower()
+            source = (f"(SELECT {typed_columns(table)} FROM read_parquet([{files}], hive_partitioning = {hive})"
+                      f" WHERE NOT coalesce(({without}), false))")
+        if table.layout == WHOLE:
+            result = self._write(table, "true", partitions, only=None, source=source)
         else:
-            result = self._write(table, self._days_filter(table, partitions), partitions, only=partitions)
+            where = "true" if source else self._days_filter(table, partitions)
+            result = self._write(table, where, partitions, only=partitions, source=source)
         state = self.lake.read_state(table.schema, table.name)
-        marks = state.extra.get("marks") if state else None
         new_state = self._state(table, result, mark=None)
-        if marks:
-            new_state.extra["marks"] = marks
-        if state and state.extra.get("received_marks"):
-            new_state.extra["received_marks"] = state.extra["received_marks"]
+        # What the rewrite does not change: the refresh's marks, and which engine built the view.
+        for kept in ("marks", "received_marks", "built_by"):
+            if state and state.extra.get(kept):
+                new_state.extra[kept] = state.extra[kept]
         self.lake.write_state(table.schema, table.name, new_state)
         return result
 

@@ -2,7 +2,8 @@
 
 Erasure: the files that hold the person are found by searching the files themselves (their user
 ids, visitor ids, visitor keys, visits and events), then rewritten from PostgreSQL, where the
-person is already gone; a last search must find nothing, or the request fails (and says so). A
+person is already gone (a view Spark built: from its own files, less the person's rows); a last
+search must find nothing, or the request fails (and says so). A
 search rather than a list of days: a file the lake kept from before (a day PostgreSQL no longer
 has, a failed earlier attempt) is found all the same.
 
@@ -124,19 +125,27 @@ def person_in_lake(writer: LakeWriter, ids: PersonIds) -> None:
 
 
 def erase_from_lake(writer: LakeWriter, ids: PersonIds) -> dict[str, int]:
-    """Rewrite from PostgreSQL (already without the person) every lake file that holds them; returns
-    the partitions rewritten per table. LakeErasureIncomplete when a file still holds them."""
+    """Rewrite every lake file that holds the person, from PostgreSQL (already without them) or, for a
+    view Spark built, from the file less their rows; returns the partitions rewritten per table.
+    LakeErasureIncomplete when a file still holds them."""
     rewritten: dict[str, int] = {}
     for _ in range(2):  # a refresh that raced the first rewrite is caught by the second
         holding = files_holding(writer, ids)
         if not holding:
             return rewritten
         for (schema, name), partitions in holding.items():
-            table = writer.table(schema, name)
-            if table is None:  # PostgreSQL no longer has the view: its folder goes
-                writer.lake.drop_table(schema, name)
-                continue
-            writer.rewrite_partitions(table, partitions)
+            state = writer.lake.read_state(schema, name)
+            if state is not None and state.extra.get("built_by") == "spark":
+                # Spark built it; PostgreSQL's copy of the view is not that build (on the Spark
+                # engine PostgreSQL's models are not rebuilt): the lake's rows stay, less the person's.
+                table = lake_table(schema, name, [tuple(c) for c in state.columns])
+                writer.rewrite_partitions(table, partitions, without=_search_condition(table, ids))
+            else:
+                table = writer.table(schema, name)
+                if table is None:  # PostgreSQL no longer has the view: its folder goes
+                    writer.lake.drop_table(schema, name)
+                    continue
+                writer.rewrite_partitions(table, partitions)
             rewritten[f"{schema}.{name}"] = rewritten.get(f"{schema}.{name}", 0) + len(partitions)
     if files_holding(writer, ids):
         raise LakeErasureIncomplete("lake files still hold the person after the rewrite")

@@ -21,7 +21,7 @@ from typing import Iterator
 
 from pyhive import hive
 
-from pipelines.lake.export import ExportResult, LakeWriter, _literal, _quote
+from pipelines.lake.export import ExportResult, LakeWriter, _literal, _quote, typed_columns
 from pipelines.lake.layout import ANALYTICS
 from pipelines.lake.tables import LakeTable
 
@@ -61,9 +61,9 @@ class SparkViewsWriter:
             spark.execute(f"insert overwrite directory {_literal(str(stage))} using parquet "
                           f"select {columns} from {ANALYTICS}.`{table.name}`")
             files = str(stage / "*.parquet")
-            casts = ", ".join(f"CAST({_quote(name)} AS {kind}) AS {_quote(name)}" for name, kind in table.columns)
             existing = set(lake.partitions(table.schema, table.name))
-            source = (f"(SELECT {casts} FROM read_parquet({_literal(files)}))" if any(stage.glob("*.parquet"))
+            source = (f"(SELECT {typed_columns(table)} FROM read_parquet({_literal(files)}))"
+                      if any(stage.glob("*.parquet"))
                       else "(SELECT " + ", ".join(f"CAST(NULL AS {kind}) AS {_quote(name)}"
                                                    for name, kind in table.columns) + " WHERE false)")
             result = self.writer._write(table, "true", existing, only=None, source=source)

@@ -89,3 +89,41 @@ def test_the_retention_asset_reaches_the_lake(built):
     settings = built["settings"]
     export_everything(settings)
     assert materialize([event_retention], resources=build_resources(settings)).success
+
+
+def test_erasure_keeps_the_other_rows_of_a_view_spark_built(built):
+    """A view Spark built is rewritten from its own files less the person's rows, not from
+    PostgreSQL (on the Spark engine PostgreSQL's copy is not that build): a visit only the lake has,
+    beside Alice's on her purchase day, stays; Alice's goes; the view is still Spark's."""
+    from pipelines.lake.layout import ANALYTICS, Lake
+    from pipelines.maintenance.privacy import erase_everywhere, resolve_subject
+
+    settings, site_id = built["settings"], built["site_id"]
+    export_everything(settings)
+    lake = Lake(settings.lake_path)
+    with psycopg.connect(built["url"], autocommit=True) as db:
+        purchase_visit = db.execute("select visit_id::text from intermediate.int_visits where user_id = %s"
+                                    " and purchase_count > 0", (ALICE_USER,)).fetchone()[0]
+    con = duckdb.connect()
+    file = next(path for path in lake.partitions(ANALYTICS, "visits").values()
+                if con.execute(f"select count(*) from read_parquet('{path}') where visit_id::varchar = ?",
+                               [purchase_visit]).fetchone()[0])
+    # Another visit in the same partition, which PostgreSQL does not have (as if Spark's build held it).
+    staged = file.with_name("staged.parquet")
+    con.execute(f"""copy (select * from read_parquet('{file}') union all
+                          select * replace ('lake-only-visitor' as visitor_key, gen_random_uuid() as visit_id)
+                          from read_parquet('{file}') where visit_id::varchar = '{purchase_visit}')
+                   to '{staged}' (format parquet)""")
+    staged.replace(file)
+    state = lake.read_state(ANALYTICS, "visits")
+    state.extra["built_by"] = "spark"
+    lake.write_state(ANALYTICS, "visits", state)
+
+    with psycopg.connect(built["url"], autocommit=True) as db:
+        erase_everywhere(db, settings, resolve_subject(db, site_id, "user_id", ALICE_USER))
+    assert lake_files_holding(lake.root, ALICE_USER) == [] and lake_files_holding(lake.root, ALICE_COOKIE) == []
+    kept = [path for path in lake.partitions(ANALYTICS, "visits").values()
+            if con.execute(f"select count(*) from read_parquet('{path}') where visitor_key = 'lake-only-visitor'"
+                           ).fetchone()[0]]
+    assert kept == [file]
+    assert lake.read_state(ANALYTICS, "visits").extra["built_by"] == "spark"

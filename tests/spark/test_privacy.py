@@ -26,6 +26,7 @@ from pyhive import hive
 from pipelines.admin.server_keys import create_server_key
 from pipelines.database import connection
 from pipelines.lake.export import LakeWriter
+from pipelines.lake.layout import ANALYTICS, Lake
 from pipelines.lake.privacy import PersonIds
 from pipelines.lake.spark import SparkViewsWriter
 from pipelines.maintenance.privacy import erase_everywhere, resolve_subject
@@ -196,6 +197,11 @@ def test_an_erasure_reaches_every_parquet_file_of_the_lake_and_the_warehouse(pri
     with psycopg.connect(url, autocommit=True) as db:
         deleted, _ = erase_everywhere(db, settings, resolve_subject(db, site_id, "user_id", ERASED_USER))
     assert deleted["raw.events"] == 3
+    # At once, before the next build: the lake's files hold none of them (Spark's views rewritten
+    # from their own files less the person's rows), the other person's stay, the views are Spark's.
+    assert parquet_holding(parquet_files(settings.lake_path), identifiers) == {}
+    assert parquet_holding(parquet_files(settings.lake_path), [KEPT_USER])
+    assert Lake(settings.lake_path).read_state(ANALYTICS, "visits").extra["built_by"] == "spark"
     export_days(settings, url)
     spark_dbt(settings, url, tmp_path, "run", "--select", "path:models", "--exclude", "config.materialized:view")
     write_lake_views(settings, url)
