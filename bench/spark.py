@@ -18,7 +18,10 @@ executor's share) and CPU time from the Thrift server's Spark UI, the peak resid
 each JVM (master, workers, executors, Thrift server: sampled every second), and the scaling of the
 full build from 1 to 2 workers (the issue's goal: >= 1.6x). One run, no repetition: figures of a
 shared machine, read with its load average (printed).
-Run: ``python bench/spark.py [--events N] [--days D] [--workers 1 2] [--memory 1g]``.
+`--worker-cpu 0.5` holds each worker and its executor to half a core (a cgroup CPU quota,
+bench/cpu_quota.py; root): the driver and dbt then keep a core of their own with one worker and
+with two, as workers on machines of their own would leave them.
+Run: ``python bench/spark.py [--events N] [--days D] [--workers 1 2] [--memory 1g] [--worker-cpu C]``.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ import psycopg  # noqa: E402
 import requests  # noqa: E402
 
 from analytics_cli.spark_cluster import prepare_spark_dir, spark_children, spark_environment  # noqa: E402
+from bench.cpu_quota import CpuQuotas, QuotaUnavailable  # noqa: E402
 from bench.pipeline import DbtBuilds, load, shop_database, synthetic_events  # noqa: E402
 from pipelines.database import embedded  # noqa: E402
 from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable, spark_dbt_environment  # noqa: E402
@@ -104,7 +108,8 @@ class JvmPeaks:
 class Cluster:
     """A standalone cluster on free ports under `home`, started as `analytics up` starts it."""
 
-    def __init__(self, home: Path, workers: int, memory: str):
+    def __init__(self, home: Path, workers: int, memory: str, quotas: CpuQuotas | None = None):
+        self.quotas = quotas
         self.settings = dataclasses.replace(
             Settings(home=home, server_secret_value=SECRET), engine="spark", spark_workers=workers,
             spark_worker_cores=1, spark_worker_memory=memory, spark_master_port=free_port(),
@@ -119,8 +124,11 @@ class Cluster:
         started = time.monotonic()
         try:
             for child in spark_children(self.settings):
+                argv = child.argv
+                if self.quotas and child.name.startswith("spark-worker"):
+                    argv = self.quotas.wrap(child.name, argv)
                 with open(logs / f"{child.name}.log", "w") as log:
-                    self.processes[child.name] = subprocess.Popen(child.argv, env=env, stdout=log,
+                    self.processes[child.name] = subprocess.Popen(argv, env=env, stdout=log,
                                                                   stderr=subprocess.STDOUT, start_new_session=True)
                 while not child.ready():
                     if time.monotonic() > started + READY_SECONDS or self.processes[child.name].poll() is not None:
@@ -200,7 +208,14 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--memory", default="1g", help="each worker's (and executor's) memory")
+    parser.add_argument("--worker-cpu", type=float, default=None,
+                        help="hold each worker and its executor to this share of a core (a cgroup CPU quota, "
+                             "bench/cpu_quota.py): workers that do not compete with the driver and dbt")
     args = parser.parse_args()
+    try:
+        quotas = CpuQuotas(args.worker_cpu) if args.worker_cpu else None
+    except QuotaUnavailable as error:
+        sys.exit(f"--worker-cpu: {error}")
     rng = random.Random(5)
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as tmp:
         root = Path(tmp)
@@ -236,14 +251,16 @@ def main() -> None:
                 shutil.rmtree(lake / "raw" / "events" / f"site_id={site_id}" / f"day={history_end.date()}",
                               ignore_errors=True)
                 export(settings, url, [])  # the metadata only: the last day is absent again
-                print(f"-- Spark, {workers} worker(s) of 1 core, {args.memory} (load average {os.getloadavg()[0]:.1f})")
-                with Cluster(root / f"spark-{workers}", workers, args.memory) as cluster:
+                held = f" held to {args.worker_cpu} core each" if quotas else ""
+                print(f"-- Spark, {workers} worker(s) of 1 core{held}, {args.memory} "
+                      f"(load average {os.getloadavg()[0]:.1f})")
+                with Cluster(root / f"spark-{workers}", workers, args.memory, quotas) as cluster:
                     parents = {name: process.pid for name, process in cluster.processes.items()}
                     with JvmPeaks(parents) as peaks:
                         with ExecutorTime(cluster.settings) as work:
                             full = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
                         full_by_workers[workers] = full
-                        cores = workers
+                        cores = workers * (args.worker_cpu or 1)
                         print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core;"
                               f" {work.line()}")
                         export(settings, url, [history_end.date()])
@@ -260,6 +277,8 @@ def main() -> None:
                       f"({'meets' if scaling >= SCALING_GOAL else 'below'} the {SCALING_GOAL}x goal)")
         finally:
             embedded.stop(pgdata)
+            if quotas:
+                quotas.close()
 
 
 if __name__ == "__main__":
