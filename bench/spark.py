@@ -14,21 +14,24 @@ each worker count starts a cluster (master, workers of one core each, Thrift ser
    insert_overwrite; the marts and the small intermediate tables are built whole again).
 
 Prints each build's seconds and events per second per worker core, the executors' task time (each
-executor's share) and CPU time from the Thrift server's Spark UI, the peak resident memory of
-each JVM (master, workers, executors, Thrift server: sampled every second), and the scaling of the
-full build from 1 to 2 workers (the issue's goal: >= 1.6x). One run, no repetition: figures of a
-shared machine, read with its load average (printed).
-`--worker-cpu 0.5` holds each worker and its executor to half a core (a cgroup CPU quota,
-bench/cpu_quota.py; root): the driver and dbt then keep a core of their own with one worker and
-with two, as workers on machines of their own would leave them.
-Run: ``python bench/spark.py [--events N] [--days D] [--workers 1 2] [--memory 1g] [--worker-cpu C]``.
+executor's share) and CPU time from the Thrift server's Spark UI, the CPU time of the driver (the
+Thrift server's JVM) and of dbt, the peak resident memory of each JVM (master, workers, executors,
+Thrift server: sampled every second), and the scaling of the full build from 1 to 2 workers (the
+issue's goal: >= 1.6x). One run, no repetition: figures of a shared machine, read with its load
+average (printed). `--keep DIR` keeps each Spark build's run_results.json and the Thrift server's
+SQL executions, for the time of each statement. `--worker-cpu 0.5` holds each worker and its
+executor to half a core (a cgroup CPU quota, bench/cpu_quota.py; root): the driver and dbt then keep
+a core of their own with one worker and with two, as workers on machines of their own would leave them.
+Run: ``python bench/spark.py [--events N] [--days D] [--workers 1 2] [--memory 1g] [--keep DIR] [--worker-cpu C]``.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
+import resource
 import shutil
 import socket
 import subprocess
@@ -48,6 +51,7 @@ import requests  # noqa: E402
 from analytics_cli.spark_cluster import prepare_spark_dir, spark_children, spark_environment  # noqa: E402
 from bench.cpu_quota import CpuQuotas, QuotaUnavailable  # noqa: E402
 from bench.pipeline import DbtBuilds, load, shop_database, synthetic_events  # noqa: E402
+from bench.resource_sampler import cpu_seconds  # noqa: E402
 from pipelines.database import embedded  # noqa: E402
 from pipelines.dbt_environment import DBT_PROJECT_DIR, dbt_environment, dbt_executable, spark_dbt_environment  # noqa: E402
 from pipelines.lake.export import LakeWriter  # noqa: E402
@@ -157,8 +161,9 @@ class ExecutorTime:
     Task time per executor shows how the work was shared; CPU time is less inflated than wall time
     when other processes compete for the cores."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, driver_pid: int):
         self.api = f"http://{settings.bind_host}:{settings.spark_thrift_ui_port}/api/v1/applications"
+        self.driver = psutil.Process(driver_pid)
 
     def _read(self) -> tuple[dict[str, float], float]:
         app = requests.get(self.api, timeout=10).json()[0]["id"]
@@ -167,18 +172,33 @@ class ExecutorTime:
         tasks = {e["id"]: e["totalDuration"] / 1000 for e in executors if e["id"] != "driver"}
         return tasks, sum(stage.get("executorCpuTime", 0) for stage in stages) / 1e9
 
+    @staticmethod
+    def _children_cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
     def __enter__(self) -> "ExecutorTime":
         self.tasks_before, self.cpu_before = self._read()
+        self.driver_before, self.dbt_before = cpu_seconds(self.driver), self._children_cpu()
         return self
 
     def __exit__(self, *exc) -> None:
         tasks, cpu = self._read()
         self.tasks = {executor: seconds - self.tasks_before.get(executor, 0) for executor, seconds in tasks.items()}
         self.cpu = cpu - self.cpu_before
+        # The driver (the Thrift server's JVM: planning, the metastore, the UI) and dbt (a child of
+        # this process, waited for) do the serial part of a build, which more workers do not divide.
+        self.driver_cpu = cpu_seconds(self.driver) - self.driver_before
+        self.dbt_cpu = self._children_cpu() - self.dbt_before
+
+    def sql_executions(self) -> list:
+        app = requests.get(self.api, timeout=10).json()[0]["id"]
+        return requests.get(f"{self.api}/{app}/sql", params={"details": "false", "length": 100000}, timeout=60).json()
 
     def line(self) -> str:
         shares = ", ".join(f"executor {executor} {seconds:.0f} s" for executor, seconds in sorted(self.tasks.items()))
-        return f"task time {sum(self.tasks.values()):.0f} s ({shares}); executors' CPU {self.cpu:.0f} s"
+        return (f"task time {sum(self.tasks.values()):.0f} s ({shares}); executors' CPU {self.cpu:.0f} s;"
+                f" driver CPU {self.driver_cpu:.0f} s; dbt CPU {self.dbt_cpu:.0f} s")
 
 
 def spark_build(url: str, cluster: Cluster, lake: Path, target: Path, *args: str) -> float:
@@ -189,8 +209,27 @@ def spark_build(url: str, cluster: Cluster, lake: Path, target: Path, *args: str
                            "--profiles-dir", str(DBT_PROJECT_DIR)], env=env, cwd=DBT_PROJECT_DIR,
                           capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"dbt on Spark failed:\n{done.stdout[-6000:]}")
+        # The cluster's logs (the executors' in the workers' folders) are under the bench's temporary
+        # folder, which is removed on the way out: kept elsewhere, with dbt's whole output.
+        kept = Path(tempfile.mkdtemp(prefix="bench-spark-failed-"))
+        (kept / "dbt.log").write_text(done.stdout + done.stderr)
+        shutil.copytree(cluster.settings.home / "logs", kept / "logs", dirs_exist_ok=True)
+        shutil.copytree(cluster.settings.spark_dir / "work", kept / "work", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.jar"))
+        causes = sorted({line.strip() for line in done.stdout.splitlines() if "Caused by" in line
+                         or "Exception:" in line})
+        sys.exit(f"dbt on Spark failed (dbt's output and the cluster's logs kept in {kept}):\n"
+                 + "\n".join(causes[:20]) + f"\n{done.stdout[-3000:]}")
     return time.perf_counter() - started
+
+
+def keep(folder: Path | None, target: Path, name: str, work: ExecutorTime) -> None:
+    """The build's run_results.json and the Thrift server's SQL executions so far, into `folder`."""
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(target / "run_results.json", folder / f"run_results-{name}.json")
+    (folder / f"sql-{name}.json").write_text(json.dumps(work.sql_executions()))
 
 
 def export(settings: Settings, url: str, days) -> float:
@@ -211,6 +250,8 @@ def main() -> None:
     parser.add_argument("--worker-cpu", type=float, default=None,
                         help="hold each worker and its executor to this share of a core (a cgroup CPU quota, "
                              "bench/cpu_quota.py): workers that do not compete with the driver and dbt")
+    parser.add_argument("--keep", type=Path, help="a folder to keep each Spark build's run_results.json and "
+                        "the Thrift server's SQL executions (its UI's REST API) in, for per-statement times")
     args = parser.parse_args()
     try:
         quotas = CpuQuotas(args.worker_cpu) if args.worker_cpu else None
@@ -256,17 +297,20 @@ def main() -> None:
                       f"(load average {os.getloadavg()[0]:.1f})")
                 with Cluster(root / f"spark-{workers}", workers, args.memory, quotas) as cluster:
                     parents = {name: process.pid for name, process in cluster.processes.items()}
+                    driver = parents["spark-thrift"]
                     with JvmPeaks(parents) as peaks:
-                        with ExecutorTime(cluster.settings) as work:
+                        with ExecutorTime(cluster.settings, driver) as work:
                             full = spark_build(url, cluster, lake, root / f"spark-target-{workers}")
                         full_by_workers[workers] = full
                         cores = workers * (args.worker_cpu or 1)
                         print(f"   full build      {full:7.1f} s  {loaded / full / cores:9,.0f} events/s per worker core;"
                               f" {work.line()}")
+                        keep(args.keep, root / f"spark-target-{workers}", f"{workers}-full", work)
                         export(settings, url, [history_end.date()])
-                        with ExecutorTime(cluster.settings) as work:
+                        with ExecutorTime(cluster.settings, driver) as work:
                             incremental = spark_build(url, cluster, lake, root / f"spark-target-{workers}",
                                                       "--exclude", "config.materialized:view")
+                        keep(args.keep, root / f"spark-target-{workers}", f"{workers}-incremental", work)
                 print(f"   incremental day {incremental:7.1f} s  (the new day's partitions; marts whole: {day:,} new events);"
                       f" {work.line()}")
                 for role, peak in sorted(peaks.peaks.items()):
