@@ -333,20 +333,17 @@ class LakeWriter:
         or, with `without` (a condition on the table's columns), from the lake's own files less the
         rows it matches: a view Spark built, of which PostgreSQL holds no copy of the same build."""
         existing = self.lake.partitions(table.schema, table.name)
-        if table.layout == WHOLE:
+        whole = table.layout == WHOLE
+        if whole:
             partitions = set(existing)
         source = None
         if without is not None:
             files = ", ".join(_literal(str(existing[p])) for p in sorted(partitions) if p in existing)
             # The site and the day are in the folders' names, not in the files.
-            hive = str(table.layout != WHOLE).lower()
-            source = (f"(SELECT {typed_columns(table)} FROM read_parquet([{files}], hive_partitioning = {hive})"
-                      f" WHERE NOT coalesce(({without}), false))")
-        if table.layout == WHOLE:
-            result = self._write(table, "true", partitions, only=None, source=source)
-        else:
-            where = "true" if source else self._days_filter(table, partitions)
-            result = self._write(table, where, partitions, only=partitions, source=source)
+            source = (f"(SELECT {typed_columns(table)} FROM read_parquet([{files}], "
+                      f"hive_partitioning = {str(not whole).lower()}) WHERE NOT coalesce(({without}), false))")
+        where = "true" if whole or source else self._days_filter(table, partitions)
+        result = self._write(table, where, partitions, only=None if whole else partitions, source=source)
         state = self.lake.read_state(table.schema, table.name)
         new_state = self._state(table, result, mark=None)
         # What the rewrite does not change: the refresh's marks, and which engine built the view.

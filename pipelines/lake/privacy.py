@@ -79,13 +79,18 @@ def _search_condition(table: LakeTable, ids: PersonIds) -> str | None:
     return " OR ".join(conditions) or None
 
 
+def _state_table(schema: str, name: str, state) -> LakeTable:
+    """A lake table as its state describes it (its columns as the files hold them)."""
+    return lake_table(schema, name, [tuple(c) for c in state.columns])
+
+
 def _lake_tables(writer: LakeWriter) -> list[LakeTable]:
     """The lake's tables as their states describe them (raw events and every view)."""
     tables = []
     for schema, name in [RAW_EVENTS, *((ANALYTICS, n) for n in writer.lake.analytics_tables())]:
         state = writer.lake.read_state(schema, name)
         if state is not None:
-            tables.append(lake_table(schema, name, [tuple(c) for c in state.columns]))
+            tables.append(_state_table(schema, name, state))
     return tables
 
 
@@ -138,7 +143,7 @@ def erase_from_lake(writer: LakeWriter, ids: PersonIds) -> dict[str, int]:
             if state is not None and state.extra.get("built_by") == "spark":
                 # Spark built it; PostgreSQL's copy of the view is not that build (on the Spark
                 # engine PostgreSQL's models are not rebuilt): the lake's rows stay, less the person's.
-                table = lake_table(schema, name, [tuple(c) for c in state.columns])
+                table = _state_table(schema, name, state)
                 writer.rewrite_partitions(table, partitions, without=_search_condition(table, ids))
             else:
                 table = writer.table(schema, name)
