@@ -13,10 +13,12 @@
       - int_attribution_touches (by the conversion's day): the days int_conversions and int_visits
         rebuilt since its last run, to attribution_lookback_days (and two days for the converting
         visit's length) after them.
-    Each run records the range it rebuilds in `day_partition_rebuilds` (a small table beside the
-    models, Spark only), and a "done" row once its rows are written: a model reads the ranges its
+    Each run records the range it rebuilds in its log, `<model>__day_rebuilds` (a small table beside
+    the model, Spark only), and a "done" row once its rows are written: a model reads the ranges its
     upstream models recorded since its own last "done", so a run that failed is redone whole by the
-    next. Before writing, the run drops the range's partitions (pre-hook): a day left without rows (a
+    next. A log per model, each written only by its model's run: two inserts into one Parquet table
+    at the same time (the shards build together) share its `_temporary` folder, and the first to
+    commit deletes the other's files (FileNotFoundException: `_temporary/0 does not exist`). Before writing, the run drops the range's partitions (pre-hook): a day left without rows (a
     visit merged into the previous day's, a person erased) then keeps none, where a dynamic overwrite
     would leave its old files. A full build records "every day".
 
@@ -24,18 +26,43 @@
     for no day, or `none` for every day. PostgreSQL has none of this: its strategies replace by visit
     and conversion (macros/incremental_strategies.sql). -#}
 
-{#- In the schema of the day-partitioned models (intermediate), or of `schema`. -#}
-{% macro day_rebuilds_relation(schema=none) -%}
-    {{ return((schema or this.schema) ~ '.day_partition_rebuilds') }}
+{#- The log of `model` (this model by default), in its schema (or `schema`). -#}
+{% macro day_rebuilds_relation(model=none, schema=none) -%}
+    {{ return((schema or this.schema) ~ '.' ~ (model or this.identifier) ~ '__day_rebuilds') }}
 {%- endmacro %}
 
-{#- Created once at the start of every run on Spark (spark__prepare_sources), before any model: two
-    models building at the same time (dbt's threads) could both find it missing, and the second
-    `create table if not exists` then fails in the metastore (TABLE_OR_VIEW_ALREADY_EXISTS: seen on
-    a fresh cluster's first build). The models' own asking then finds it. -#}
-{% macro ensure_day_rebuilds(schema=none) -%}
-    {%- do run_query("create table if not exists " ~ day_rebuilds_relation(schema) ~ " (model string, first_day string,"
+{% macro ensure_day_rebuilds(model=none, schema=none) -%}
+    {%- do run_query("create table if not exists " ~ day_rebuilds_relation(model, schema) ~ " (model string, first_day string,"
                      ~ " end_day string, all_days boolean, done boolean, logged_at timestamp) using parquet") -%}
+{%- endmacro %}
+
+{#- At the start of every run on Spark (spark__prepare_sources), before any model: the log of every
+    day-partitioned model (those whose pre-hook is day_partitions_prepare), so that a model finds its
+    upstream models' logs even before their first run. The rows of the one log all models shared
+    before (intermediate.day_partition_rebuilds) move to their models' logs, once, so that the ranges
+    of a run that failed before the change are still redone. -#}
+{% macro prepare_day_rebuilds() -%}
+    {%- if not execute -%}{{ return('') }}{%- endif -%}
+    {%- set models = [] -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model'
+            and 'day_partitions_prepare' in node.config['pre-hook'] | map(attribute='sql') | join(' ') -%}
+        {%- do models.append(node) -%}
+        {#- dbt's cache of the relations answers without a statement. -#}
+        {%- if adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias ~ '__day_rebuilds') is none -%}
+            {%- do run_query("create schema if not exists " ~ node.schema) -%}
+            {%- do ensure_day_rebuilds(node.alias, node.schema) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- for schema in models | map(attribute='schema') | unique -%}
+        {%- set shared = adapter.get_relation(database=none, schema=schema, identifier='day_partition_rebuilds') -%}
+        {%- if shared is not none -%}
+            {%- for node in models if node.schema == schema -%}
+                {%- do run_query("insert into " ~ day_rebuilds_relation(node.alias, schema) ~ " select * from " ~ shared
+                                 ~ " where model = '" ~ node.alias ~ "'") -%}
+            {%- endfor -%}
+            {%- do run_query("drop table " ~ shared) -%}
+        {%- endif -%}
+    {%- endfor -%}
 {%- endmacro %}
 
 {#- The union of lists of day ranges (none among them: every day), as sorted ranges that neither
@@ -59,13 +86,15 @@
 
 {#- The days the models `upstream` (names) rebuilt since this model's last completed run. -#}
 {% macro days_rebuilt_upstream(upstream) -%}
-    {%- set log = day_rebuilds_relation() -%}
     {%- do ensure_day_rebuilds() -%}
-    {%- set names = "'" ~ upstream | join("', '") ~ "'" -%}
+    {%- set logs = [] -%}
+    {%- for model in upstream -%}
+        {%- do logs.append("select all_days, first_day, end_day, done, logged_at from " ~ day_rebuilds_relation(model)) -%}
+    {%- endfor -%}
     {%- set rows = run_query(
-        "select all_days, first_day, end_day from " ~ log
-        ~ " where not done and model in (" ~ names ~ ") and logged_at > (select coalesce(max(logged_at), "
-        ~ timestamp_constant('-infinity') ~ ") from " ~ log ~ " where done and model = '" ~ this.identifier ~ "')").rows -%}
+        "select all_days, first_day, end_day from (" ~ logs | join(' union all ') ~ ")"
+        ~ " where not done and logged_at > (select coalesce(max(logged_at), "
+        ~ timestamp_constant('-infinity') ~ ") from " ~ day_rebuilds_relation() ~ " where done)").rows -%}
     {%- set ranges = [] -%}
     {%- for row in rows -%}
         {%- if row[0] -%}{{ return(none) }}{%- endif -%}

@@ -31,8 +31,7 @@
             {%- do run_query("create table " ~ source.schema ~ "." ~ source.identifier ~ " using parquet location '"
                              ~ folder | replace("'", "") ~ "'") -%}
         {%- endfor -%}
-        {#- The day partitions' rebuild log, before any model runs (macros/day_partitions.sql). -#}
-        {%- do run_query("create schema if not exists intermediate") -%}
-        {%- do ensure_day_rebuilds('intermediate') -%}
+        {#- The day-partitioned models' logs, before any model runs (macros/day_partitions.sql). -#}
+        {%- do prepare_day_rebuilds() -%}
     {%- endif -%}
 {%- endmacro %}
