@@ -18,8 +18,9 @@
     upstream models recorded since its own last "done", so a run that failed is redone whole by the
     next. A log per model, each written only by its model's run: two inserts into one Parquet table
     at the same time (the shards build together) share its `_temporary` folder, and the first to
-    commit deletes the other's files (FileNotFoundException: `_temporary/0 does not exist`). Before writing, the run drops the range's partitions (pre-hook): a day left without rows (a
-    visit merged into the previous day's, a person erased) then keeps none, where a dynamic overwrite
+    commit deletes the other's files (FileNotFoundException: `_temporary/0 does not exist`). Before
+    writing, the run drops the range's partitions (pre-hook): a day left without rows (a visit
+    merged into the previous day's, a person erased) then keeps none, where a dynamic overwrite
     would leave its old files. A full build records "every day".
 
     The days are a list of ranges {'first': 'YYYY-MM-DD', 'end': 'YYYY-MM-DD'} (end excluded), empty
@@ -31,6 +32,9 @@
     {{ return((schema or this.schema) ~ '.' ~ (model or this.identifier) ~ '__day_rebuilds') }}
 {%- endmacro %}
 
+{#- A model creates no log but its own: two models creating one table at the same time (dbt's
+    threads) fail in the metastore (TABLE_OR_VIEW_ALREADY_EXISTS, seen on a fresh cluster's first
+    build when all shared one). The logs it reads come from prepare_day_rebuilds. -#}
 {% macro ensure_day_rebuilds(model=none, schema=none) -%}
     {%- do run_query("create table if not exists " ~ day_rebuilds_relation(model, schema) ~ " (model string, first_day string,"
                      ~ " end_day string, all_days boolean, done boolean, logged_at timestamp) using parquet") -%}
