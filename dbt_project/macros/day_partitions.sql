@@ -51,18 +51,21 @@
     {%- for node in graph.nodes.values() if node.resource_type == 'model'
             and 'day_partitions_prepare' in node.config['pre-hook'] | map(attribute='sql') | join(' ') -%}
         {%- do models.append(node) -%}
-        {#- dbt's cache of the relations answers without a statement. -#}
-        {%- if adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias ~ '__day_rebuilds') is none -%}
-            {%- do run_query("create schema if not exists " ~ node.schema) -%}
-            {%- do ensure_day_rebuilds(node.alias, node.schema) -%}
-        {%- endif -%}
     {%- endfor -%}
     {%- for schema in models | map(attribute='schema') | unique -%}
+        {%- set names = models | selectattr('schema', 'equalto', schema) | map(attribute='alias') | list -%}
+        {#- dbt's cache of the relations answers these without a statement. -#}
+        {%- set missing = [] -%}
+        {%- for name in names if adapter.get_relation(database=none, schema=schema, identifier=name ~ '__day_rebuilds') is none -%}
+            {%- do missing.append(name) -%}
+        {%- endfor -%}
+        {%- if missing -%}{%- do run_query("create schema if not exists " ~ schema) -%}{%- endif -%}
+        {%- for name in missing -%}{%- do ensure_day_rebuilds(name, schema) -%}{%- endfor -%}
         {%- set shared = adapter.get_relation(database=none, schema=schema, identifier='day_partition_rebuilds') -%}
         {%- if shared is not none -%}
-            {%- for node in models if node.schema == schema -%}
-                {%- do run_query("insert into " ~ day_rebuilds_relation(node.alias, schema) ~ " select * from " ~ shared
-                                 ~ " where model = '" ~ node.alias ~ "'") -%}
+            {%- for name in names -%}
+                {%- do run_query("insert into " ~ day_rebuilds_relation(name, schema) ~ " select * from " ~ shared
+                                 ~ " where model = '" ~ name ~ "'") -%}
             {%- endfor -%}
             {%- do run_query("drop table " ~ shared) -%}
         {%- endif -%}

@@ -26,8 +26,7 @@ pytestmark = pytest.mark.slow
 # below has the same rows but no probe_day.
 PROBE_MODEL = """\
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['probe_day'],
-          file_format='parquet', pre_hook="{{ day_partitions_prepare('probe_day') }}",
-          post_hook="{{ day_partitions_done() }}") }}
+          file_format='parquet', pre_hook="{{ day_partitions_prepare('probe_day') }}") }}
 select id, to_date(concat('2026-11-0', id)) as probe_day from values (1), (2), (3) as probe_rows (id)
 """
 
@@ -90,9 +89,8 @@ def test_a_table_without_its_day_partitions_is_built_again_whole(spark_cluster_r
             (1, "2026-11-01"), (2, "2026-11-02"), (3, "2026-11-03")]
         assert [row[0] for row in query(cluster, f"show partitions {schema}.probe")] == [
             f"probe_day=2026-11-0{day}" for day in (1, 2, 3)]
-        # The run recorded "every day" for the models downstream, as a full build does, then "done".
-        assert query(cluster, f"select model, all_days, done from {schema}.probe__day_rebuilds order by logged_at") == [
-            ("probe", True, False), ("probe", False, True)]
+        # The run recorded "every day" for the models downstream, as a full build does.
+        assert query(cluster, f"select model, all_days from {schema}.probe__day_rebuilds") == [("probe", True)]
 
 
 def test_each_model_logs_its_days_in_a_table_of_its_own(spark_cluster_running, tmp_path):
